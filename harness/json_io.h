@@ -1,0 +1,50 @@
+// The one place that reads and writes JSON (nlohmann/json stays in json_io.cc): result
+// documents (schema mbbench.result/1, docs/result-schema.md), stability documents
+// (mbbench.stability/1), sweep indexes, and the sweep experiment files.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "harness/run_record.h"
+#include "harness/runner.h"
+
+namespace mbb {
+
+inline constexpr const char* kResultSchema = "mbbench.result/1";
+inline constexpr const char* kStabilitySchema = "mbbench.stability/1";
+inline constexpr const char* kIndexSchema = "mbbench.index/1";
+
+std::string RunRecordToJson(const RunRecord& record, const std::string& series_file = "");
+std::string StabilityRecordToJson(const StabilityRecord& record);
+/// CSV with t, q_i, v_i, outputs, residuals and the energy balance per accepted step.
+std::string SeriesToCsv(const RunRecord& record, const std::vector<std::string>& output_names);
+
+/// Index entry of a sweep or catalogue run.
+struct IndexEntry {
+  std::string file, problem, method;
+  std::string status;
+  std::string message;
+};
+std::string IndexToJson(const std::string& name, const std::vector<IndexEntry>& entries);
+
+/// Writes to `path` through a temporary file and rename, so a reader (or an interrupted
+/// sweep) never sees a partial file. Throws std::runtime_error naming the path on failure.
+void WriteFileAtomically(const std::string& path, const std::string& text);
+
+/// Status of an existing result file ("" if missing or unreadable): used to resume sweeps.
+std::string ReadResultStatus(const std::string& path);
+
+/// One run of a sweep, as the experiment file states it.
+struct SweepItem {
+  RunSpec spec;
+  std::string label;  // file stem
+};
+struct SweepFile {
+  std::string name;
+  std::vector<SweepItem> items;
+};
+/// Parses an experiment file; throws InputError naming the file and the key on bad input.
+SweepFile ReadSweepFile(const std::string& path);
+
+}  // namespace mbb

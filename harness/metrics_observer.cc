@@ -1,0 +1,216 @@
+#include "harness/metrics_observer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace mbb {
+
+MetricsObserver::MetricsObserver(const Problem& problem, const Reference* reference,
+                                 bool keep_series, const StabilityBand* band)
+    : problem_(problem),
+      reference_(reference),
+      keep_series_(keep_series),
+      band_(band),
+      ws_(problem.dae->MakeWorkspace()),
+      phi_(problem.m()),
+      velocity_residual_(problem.m()),
+      gamma_(problem.m()),
+      accel_residual_(problem.m()),
+      outputs_(problem.output_names.size()),
+      ref_q_(problem.n()),
+      interp_q_(problem.n()),
+      phi_q_(problem.m(), problem.n()),
+      q_prev_(problem.n()),
+      v_prev_(problem.n()),
+      a_prev_(problem.n()),
+      q_last_(problem.n()),
+      v_last_(problem.n()) {}
+
+void MetricsObserver::OnStep(const StepSample& s) {
+  const MechanicalDae& dae = *problem_.dae;
+  double pos_res = 0.0, vel_res = 0.0;
+  if (problem_.m() > 0) {
+    dae.CalcPhi(*ws_, s.t, s.q, phi_);
+    dae.CalcVelocityResidual(*ws_, s.t, s.q, s.v, velocity_residual_);
+    pos_res = phi_.lpNorm<Eigen::Infinity>();
+    vel_res = velocity_residual_.lpNorm<Eigen::Infinity>();
+    if (s.a) {
+      dae.CalcPhiQ(*ws_, s.t, s.q, phi_q_);
+      dae.CalcGamma(*ws_, s.t, s.q, s.v, gamma_);
+      accel_residual_.noalias() = phi_q_ * (*s.a) - gamma_;
+      const double acc = accel_residual_.lpNorm<Eigen::Infinity>();
+      metrics_.acceleration_residual_max =
+          std::max(metrics_.acceleration_residual_max.value_or(0.0), acc);
+    }
+  }
+  metrics_.position_residual_max = std::max(metrics_.position_residual_max, pos_res);
+  metrics_.velocity_residual_max = std::max(metrics_.velocity_residual_max, vel_res);
+
+  // Energy balance: E(t) - E(0) - W_ext(t), W_ext by the trapezoidal rule.
+  const double energy = dae.CalcEnergy(*ws_, s.t, s.q, s.v);
+  const double power = dae.CalcAppliedPower(*ws_, s.t, s.q, s.v);
+  const double kinetic = energy - dae.CalcEnergy(*ws_, s.t, s.q, Vector::Zero(problem_.n()));
+  if (!have_previous_) {
+    energy0_ = energy;
+    metrics_.energy_initial = energy;
+  } else {
+    work_ += 0.5 * (power + power_prev_) * (s.t - t_last_);
+  }
+  power_prev_ = power;
+  const double balance = energy - energy0_ - work_;
+  energy_scale_ = std::max({energy_scale_, std::abs(energy0_), std::abs(kinetic)});
+  if (std::isfinite(balance))
+    metrics_.energy_max_abs_drift = std::max(metrics_.energy_max_abs_drift, std::abs(balance));
+  else
+    metrics_.energy_max_abs_drift = std::numeric_limits<double>::infinity();
+  metrics_.energy_final = energy;
+
+  if (s.lambda && s.lambda->size() > 0) {
+    have_multipliers_ = true;
+    max_multiplier_ = std::max(max_multiplier_, s.lambda->lpNorm<Eigen::Infinity>());
+  }
+  max_q_deviation_ = std::max(max_q_deviation_, (s.q - problem_.q0).lpNorm<Eigen::Infinity>());
+  max_velocity_ = std::max(max_velocity_, s.v.lpNorm<Eigen::Infinity>());
+
+  if (reference_) CompareWithReference(s);
+  if (band_) WatchBand(s);
+
+  if (keep_series_) {
+    SeriesRow row;
+    row.t = s.t;
+    row.q.assign(s.q.data(), s.q.data() + s.q.size());
+    row.v.assign(s.v.data(), s.v.data() + s.v.size());
+    if (problem_.calc_outputs) {
+      Vector q = s.q, v = s.v;
+      problem_.calc_outputs(s.t, q, v, outputs_);
+      row.outputs.assign(outputs_.data(), outputs_.data() + outputs_.size());
+    }
+    row.position_residual = pos_res;
+    row.velocity_residual = vel_res;
+    row.energy_balance = balance;
+    series_.push_back(std::move(row));
+  }
+
+  // Keep the previous and the current sample for interpolation.
+  if (have_previous_) {
+    q_prev_ = q_last_;
+    v_prev_ = v_last_;
+    t_prev_ = t_last_;
+  }
+  q_last_ = s.q;
+  v_last_ = s.v;
+  t_last_ = s.t;
+  if (!have_previous_) {
+    q_prev_ = s.q;
+    v_prev_ = s.v;
+  }
+  t_prev_ = have_previous_ ? t_prev_ : s.t;
+  have_previous_ = true;
+  ++metrics_.samples;
+}
+
+void MetricsObserver::InterpolatePosition(double t, const StepSample& cur, Vector& q) const {
+  // q_prev_/t_last_ hold the sample before `cur` while OnStep runs.
+  const double t0 = t_last_, h = cur.t - t_last_;
+  if (h <= 0.0) {
+    q = cur.q;
+    return;
+  }
+  const double s = (t - t0) / h;
+  const double h00 = (1 + 2 * s) * (1 - s) * (1 - s), h10 = s * (1 - s) * (1 - s);
+  const double h01 = s * s * (3 - 2 * s), h11 = s * s * (s - 1);
+  q = h00 * q_last_ + h10 * h * v_last_ + h01 * cur.q + h11 * h * cur.v;
+}
+
+void MetricsObserver::CompareWithReference(const StepSample& s) {
+  auto accumulate = [&](const Vector& q, const Vector& ref) {
+    max_err_ = std::max(max_err_, (q - ref).lpNorm<Eigen::Infinity>());
+    ref_scale_ = std::max(ref_scale_, ref.lpNorm<Eigen::Infinity>());
+    ++compared_;
+  };
+  if (s.t > reference_->t_max) return;
+  if (reference_->evaluate) {
+    reference_->evaluate(s.t, ref_q_);
+    accumulate(s.q, ref_q_);
+    return;
+  }
+  while (next_reference_sample_ < reference_->times.size() &&
+         reference_->times[next_reference_sample_] <= s.t) {
+    const double tr = reference_->times[next_reference_sample_];
+    if (std::abs(tr - s.t) <= 1e-12 * (1.0 + std::abs(tr)) || !have_previous_) {
+      if (std::abs(tr - s.t) <= 1e-12 * (1.0 + std::abs(tr)))
+        accumulate(s.q, reference_->positions[next_reference_sample_]);
+    } else {
+      InterpolatePosition(tr, s, interp_q_);
+      accumulate(interp_q_, reference_->positions[next_reference_sample_]);
+    }
+    ++next_reference_sample_;
+  }
+}
+
+void MetricsObserver::WatchBand(const StepSample& s) {
+  auto check = [&](double value, double limit, const char* what) {
+    if (!std::isfinite(limit)) return;
+    const double ratio = value / limit;
+    max_band_ratio_ = std::max(max_band_ratio_, std::isfinite(ratio) ? ratio : 1e300);
+    if (!(ratio <= 1.0) && !stop_) {
+      stop_ = true;
+      char buffer[160];
+      std::snprintf(buffer, sizeof buffer, "%s = %.3g left its band %.3g at t = %.6g", what, value,
+                    limit, s.t);
+      stop_reason_ = buffer;
+    }
+  };
+  check((s.q - problem_.q0).lpNorm<Eigen::Infinity>(), band_->q_deviation, "|q - q0|_inf");
+  check(s.v.lpNorm<Eigen::Infinity>(), band_->velocity, "|v|_inf");
+  if (s.lambda && s.lambda->size() > 0)
+    check(s.lambda->lpNorm<Eigen::Infinity>(), band_->multiplier, "|lambda|_inf");
+  if (problem_.m() > 0)
+    check(velocity_residual_.lpNorm<Eigen::Infinity>(), band_->velocity_residual,
+          "|Phi_q v + Phi_t|_inf");
+}
+
+void MetricsObserver::Finish(double t_end, RunRecord& record) {
+  metrics_.external_work = work_;
+  metrics_.energy_max_rel_drift =
+      energy_scale_ > 0.0 ? metrics_.energy_max_abs_drift / energy_scale_ : 0.0;
+  if (have_multipliers_) metrics_.multiplier_max = max_multiplier_;
+  if (reference_ && compared_ > 0) {
+    ErrorMetrics e;
+    e.reference = reference_->id;
+    e.position_max_abs = max_err_;
+    e.position_max_rel = ref_scale_ > 0.0 ? max_err_ / ref_scale_ : max_err_;
+    e.scd = std::min(reference_->digits, e.position_max_rel > 0.0 ? -std::log10(e.position_max_rel)
+                                                                  : reference_->digits);
+    e.compared_samples = compared_;
+    metrics_.error = e;
+  }
+  record.metrics = metrics_;
+  record.series = std::move(series_);
+
+  // Final state at t_end: the last sample, or a cubic Hermite interpolation between the
+  // last two samples when a fixed-step run went past t_end.
+  if (!have_previous_) return;
+  Vector q = q_last_, v = v_last_;
+  double t = t_last_;
+  if (t_last_ > t_end + 1e-12 * (1.0 + std::abs(t_end)) && t_prev_ < t_last_) {
+    const double h = t_last_ - t_prev_, s = (t_end - t_prev_) / h;
+    const double h00 = (1 + 2 * s) * (1 - s) * (1 - s), h10 = s * (1 - s) * (1 - s);
+    const double h01 = s * s * (3 - 2 * s), h11 = s * s * (s - 1);
+    q = h00 * q_prev_ + h10 * h * v_prev_ + h01 * q_last_ + h11 * h * v_last_;
+    v = (1 - s) * v_prev_ + s * v_last_;  // velocities: linear (no acceleration stored)
+    t = t_end;
+    record.final_state_interpolated = true;
+  }
+  record.final_state_valid = true;
+  record.final_t = t;
+  record.final_q.assign(q.data(), q.data() + q.size());
+  record.final_v.assign(v.data(), v.data() + v.size());
+  if (problem_.calc_outputs) {
+    problem_.calc_outputs(t, q, v, outputs_);
+    record.outputs.assign(outputs_.data(), outputs_.data() + outputs_.size());
+  }
+}
+
+}  // namespace mbb

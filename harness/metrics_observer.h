@@ -1,0 +1,77 @@
+// The observer that turns accepted steps into the metrics of DESIGN.md: constraint
+// residuals at position, velocity and acceleration level, the energy balance
+// E(t) - E(0) - W_ext(t) (W_ext = integral of the applied power, trapezoidal rule over the
+// accepted steps), error against a reference, multipliers, outputs and final state at
+// t_end, and an optional time series. It can also watch a stability band (the growth
+// criterion of the stability search) and stop the run when it is left.
+#pragma once
+
+#include <limits>
+#include <optional>
+
+#include "harness/run_record.h"
+#include "reference/reference.h"
+
+namespace mbb {
+
+/// Limits of the stability search; a run is unstable once any monitored quantity leaves its
+/// band. Infinite limits are not monitored.
+struct StabilityBand {
+  double q_deviation = std::numeric_limits<double>::infinity();  // |q - q0|_inf
+  double velocity = std::numeric_limits<double>::infinity();     // |v|_inf
+  double multiplier = std::numeric_limits<double>::infinity();   // |lambda|_inf
+  double velocity_residual = std::numeric_limits<double>::infinity();
+};
+
+class MetricsObserver final : public StepObserver {
+ public:
+  MetricsObserver(const Problem& problem, const Reference* reference, bool keep_series,
+                  const StabilityBand* band = nullptr);
+
+  void OnStep(const StepSample& sample) override;
+  bool StopRequested() const override { return stop_; }
+  std::string StopReason() const override { return stop_reason_; }
+
+  /// Fills metrics, outputs and the final state (interpolated to t_end if the last step
+  /// went past it) into `record`.
+  void Finish(double t_end, RunRecord& record);
+
+  /// Largest ratio of a monitored quantity to its band so far.
+  double max_band_ratio() const { return max_band_ratio_; }
+  /// Largest |q - q0|_inf, |v|_inf, |lambda|_inf seen (for reference amplitudes).
+  double max_q_deviation() const { return max_q_deviation_; }
+  double max_velocity() const { return max_velocity_; }
+  double max_multiplier() const { return max_multiplier_; }
+
+ private:
+  void CompareWithReference(const StepSample& sample);
+  void WatchBand(const StepSample& sample);
+  // Cubic Hermite interpolation of q between the previous and current sample.
+  void InterpolatePosition(double t, const StepSample& current, Vector& q) const;
+
+  const Problem& problem_;
+  const Reference* reference_;
+  bool keep_series_;
+  const StabilityBand* band_;
+  std::unique_ptr<DaeWorkspace> ws_;
+  Vector phi_, velocity_residual_, gamma_, accel_residual_, outputs_, ref_q_, interp_q_;
+  Matrix phi_q_;
+  RunMetrics metrics_;
+  std::vector<SeriesRow> series_;
+  double energy0_ = 0.0, work_ = 0.0, power_prev_ = 0.0, energy_scale_ = 0.0;
+  bool have_previous_ = false;
+  double t_prev_ = 0.0;
+  Vector q_prev_, v_prev_, a_prev_;
+  bool a_prev_valid_ = false;
+  Vector q_last_, v_last_;
+  double t_last_ = 0.0;
+  size_t next_reference_sample_ = 0;
+  double max_err_ = 0.0, ref_scale_ = 0.0;
+  int compared_ = 0;
+  bool stop_ = false;
+  std::string stop_reason_;
+  double max_band_ratio_ = 0.0, max_q_deviation_ = 0.0, max_velocity_ = 0.0, max_multiplier_ = 0.0;
+  bool have_multipliers_ = false;
+};
+
+}  // namespace mbb

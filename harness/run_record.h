@@ -1,0 +1,90 @@
+// Plain records of what a run or a stability search produced: the harness fills them, and
+// result_json.cc (the only place that knows JSON) serialises them.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "methods/method.h"
+
+namespace mbb {
+
+struct WallTimes {
+  double min = 0.0, median = 0.0, max = 0.0;
+  int repeats = 0;
+};
+
+struct ErrorMetrics {
+  std::string reference;
+  double position_max_abs = 0.0;
+  double position_max_rel = 0.0;
+  double scd = 0.0;  // significant correct digits, capped at the reference's digits
+  int compared_samples = 0;
+};
+
+struct RunMetrics {
+  double position_residual_max = 0.0;
+  double velocity_residual_max = 0.0;
+  std::optional<double> acceleration_residual_max;  // only if the method reports a
+  double energy_initial = 0.0, energy_final = 0.0;
+  double energy_max_abs_drift = 0.0, energy_max_rel_drift = 0.0;
+  double external_work = 0.0;  // integral of the applied power, in the balance
+  std::optional<ErrorMetrics> error;
+  std::optional<double> multiplier_max;  // max |lambda|_inf, if reported
+  long samples = 0;
+};
+
+/// One time-series row (only with --series).
+struct SeriesRow {
+  double t;
+  std::vector<double> q, v, outputs;
+  double position_residual, velocity_residual, energy_balance;
+};
+
+struct RunRecord {
+  // What was asked.
+  std::string problem_id;
+  std::map<std::string, std::string> problem_parameters;
+  int n = 0, m = 0, dof = 0, constraint_rank = 0;
+  std::string method_id;
+  std::map<std::string, std::string> method_parameters;
+  std::optional<double> h, rtol, atol;
+  double t_end = 0.0;
+  // What happened.
+  RunStatus status = RunStatus::kOk;
+  std::string message;
+  std::vector<std::string> warnings;
+  WorkCounters counters;
+  std::optional<WallTimes> wall_time;
+  RunMetrics metrics;
+  std::map<std::string, double> extra_metrics;
+  std::vector<std::string> output_names;
+  std::vector<double> outputs;
+  bool final_state_valid = false;
+  bool final_state_interpolated = false;
+  double final_t = 0.0;
+  std::vector<double> final_q, final_v;
+  std::vector<SeriesRow> series;
+};
+
+struct StabilityTrial {
+  double h;
+  RunStatus status;
+  std::string message;
+  double max_growth;  // largest ratio of a monitored quantity to its band
+};
+
+struct StabilityRecord {
+  RunRecord base;  // problem, method, settings of the search (no metrics)
+  std::optional<double> h_max_stable, h_min_unstable;
+  double relative_precision = 0.0;
+  std::string criterion;  // growth | finite | bound
+  std::map<std::string, double> criterion_parameters;
+  std::string criterion_description;
+  std::vector<StabilityTrial> trials;
+  std::string message;
+};
+
+}  // namespace mbb

@@ -1,0 +1,131 @@
+#include "harness/runner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "harness/metrics_observer.h"
+#include "problems/constraint_projection.h"
+#include "reference/reference.h"
+
+namespace mbb {
+
+namespace {
+const std::vector<ParameterSpec>& SettingSpecs() {
+  static const std::vector<ParameterSpec> specs = {
+      {"h", "", "fixed step size, s", {}},
+      {"rtol", "", "relative tolerance (adaptive methods)", {}},
+      {"atol", "", "absolute tolerance (adaptive methods)", {}}};
+  return specs;
+}
+
+int ConstraintRank(const Problem& problem) {
+  if (problem.m() == 0) return 0;
+  auto ws = problem.dae->MakeWorkspace();
+  Matrix phi_q(problem.m(), problem.n());
+  problem.dae->CalcPhiQ(*ws, problem.t0, problem.q0, phi_q);
+  return static_cast<int>(Eigen::ColPivHouseholderQR<Matrix>(phi_q.transpose()).rank());
+}
+}  // namespace
+
+ResolvedRun ResolveRun(const RunSpec& spec) {
+  ResolvedRun run;
+  run.problem = BuildProblem(spec.problem, spec.problem_parameters);
+  run.entry = &FindMethod(spec.method);
+  std::vector<ParameterSpec> accepted = run.entry->parameters;
+  for (const auto& s : SettingSpecs()) accepted.push_back(s);
+  spec.settings.Validate(accepted, "method " + spec.method);
+
+  RunSettings& st = run.settings;
+  st.t0 = run.problem.t0;
+  st.t_end = spec.t_end > 0.0 ? spec.t_end : run.problem.t_end;
+  if (!(st.t_end > st.t0)) throw InputError("--t-end must be greater than t0");
+  st.h = spec.settings.GetDouble("h", 0.0);
+  if (spec.settings.Has("h") && !(st.h > 0.0))
+    throw InputError("--set h = " + spec.settings.GetString("h", "") + ": must be > 0");
+  st.rtol = spec.settings.GetDouble("rtol", kDefaultRtol);
+  st.atol = spec.settings.GetDouble("atol", kDefaultAtol);
+  if (!(st.rtol > 0.0) || !(st.atol > 0.0)) throw InputError("--set rtol/atol: must be > 0");
+  if (run.entry->uses_step_size && !run.entry->uses_tolerances && st.h == 0.0)
+    st.h = run.problem.h_default;
+  for (const auto& [k, v] : spec.settings.values())
+    if (k != "h" && k != "rtol" && k != "atol") run.method_parameters.Set(k, v);
+  return run;
+}
+
+RunRecord DescribeRun(const ResolvedRun& run) {
+  RunRecord r;
+  const Problem& p = run.problem;
+  r.problem_id = p.id;
+  r.problem_parameters = p.parameters;
+  r.n = p.n();
+  r.m = p.m();
+  r.constraint_rank = ConstraintRank(p);
+  r.dof = p.n() - r.constraint_rank;
+  r.method_id = run.entry->name;
+  r.method_parameters = run.method_parameters.Resolved(run.entry->parameters);
+  if (run.settings.h > 0.0) r.h = run.settings.h;
+  if (run.entry->uses_tolerances && run.settings.h == 0.0) {
+    r.rtol = run.settings.rtol;
+    r.atol = run.settings.atol;
+  }
+  r.t_end = run.settings.t_end;
+  r.warnings = p.warnings;
+  r.output_names = p.output_names;
+  return r;
+}
+
+RunRecord Execute(const RunSpec& spec) { return Execute(ResolveRun(spec), spec); }
+
+RunRecord Execute(const ResolvedRun& run, const RunSpec& spec) {
+  RunRecord record = DescribeRun(run);
+  std::unique_ptr<Method> method = run.entry->create(run.method_parameters);
+  const std::string reason = method->CheckApplicable(run.problem);
+  if (!reason.empty()) {
+    record.status = RunStatus::kNotApplicable;
+    record.message = reason;
+    return record;
+  }
+
+  std::string no_reference;
+  const std::optional<Reference> reference = FindReference(run.problem, &no_reference);
+  RunSettings settings = run.settings;
+  if (reference && !reference->evaluate) {
+    for (double t : reference->times)
+      if (t > settings.t0 && t <= settings.t_end) settings.stop_times.push_back(t);
+  }
+
+  // Instrumented run: metrics, and the warm-up of the timing protocol.
+  MetricsObserver observer(run.problem, reference ? &*reference : nullptr, spec.series);
+  const RunOutcome outcome = method->Run(run.problem, settings, observer);
+  record.status = outcome.status;
+  record.message = outcome.message;
+  record.counters = outcome.counters;
+  record.extra_metrics = outcome.extra_metrics;
+  observer.Finish(settings.t_end, record);
+  if (outcome.status != RunStatus::kOk || spec.repeats <= 0) return record;
+
+  // Timed repeats: no observer work, no I/O; the median is what reports quote.
+  std::vector<double> times;
+  double spent = 0.0;
+  for (int k = 0; k < spec.repeats && (k == 0 || spent < spec.time_budget_s); ++k) {
+    NullObserver null_observer;
+    const auto start = std::chrono::steady_clock::now();
+    method->Run(run.problem, run.settings, null_observer);
+    const double dt =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    times.push_back(dt);
+    spent += dt;
+  }
+  std::sort(times.begin(), times.end());
+  WallTimes w;
+  w.min = times.front();
+  w.max = times.back();
+  const size_t k = times.size();
+  w.median = k % 2 ? times[k / 2] : 0.5 * (times[k / 2 - 1] + times[k / 2]);
+  w.repeats = static_cast<int>(k);
+  record.wall_time = w;
+  return record;
+}
+
+}  // namespace mbb

@@ -1,0 +1,47 @@
+// The experiment runner: builds the problem and the method from names and parameters,
+// checks applicability, runs once instrumented (metrics; also the warm-up) and then k
+// timed repeats with a null observer (DESIGN.md timing protocol).
+#pragma once
+
+#include <string>
+
+#include "harness/run_record.h"
+#include "problems/parameters.h"
+
+namespace mbb {
+
+/// Everything that defines one run. `settings` holds the method settings given with
+/// --set (h, rtol, atol) and the method's own parameters together.
+struct RunSpec {
+  std::string problem;
+  ParameterSet problem_parameters;
+  std::string method;
+  ParameterSet settings;
+  double t_end = 0.0;  // 0: the problem's horizon
+  bool series = false;
+  int repeats = 5;              // timed repeats after the instrumented run
+  double time_budget_s = 20.0;  // stop repeating once the repeats took this long
+};
+
+/// Default tolerances for adaptive methods: tight enough that the baselines agree to
+/// ~1e-7 on the pendulums, so a difference of methods is not a difference of settings.
+inline constexpr double kDefaultRtol = 1e-10;
+inline constexpr double kDefaultAtol = 1e-12;
+
+/// The settings a spec resolves to (throws InputError on bad input).
+struct ResolvedRun {
+  Problem problem;
+  const MethodEntry* entry = nullptr;
+  ParameterSet method_parameters;  // without h, rtol, atol
+  RunSettings settings;
+};
+ResolvedRun ResolveRun(const RunSpec& spec);
+
+/// Runs `spec`. Bad input throws InputError; a numerical failure is a record status.
+RunRecord Execute(const RunSpec& spec);
+RunRecord Execute(const ResolvedRun& run, const RunSpec& spec);
+
+/// The record fields that describe the problem, method and settings (no results).
+RunRecord DescribeRun(const ResolvedRun& run);
+
+}  // namespace mbb

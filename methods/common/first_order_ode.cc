@@ -1,0 +1,58 @@
+#include "methods/common/first_order_ode.h"
+
+#include <limits>
+
+namespace mbb {
+
+OdeFormOptions OdeFormOptions::FromParameters(const ParameterSet& p) {
+  OdeFormOptions o;
+  o.projection = p.GetString("projection", "on") == "on";
+  o.gains.alpha = p.GetDouble("baumgarte_alpha", 0.0);
+  o.gains.beta = p.GetDouble("baumgarte_beta", 0.0);
+  return o;
+}
+
+std::vector<ParameterSpec> OdeFormOptions::Specs() {
+  return {
+      {"projection", "on", "project q and v onto the constraints after each step", {"on", "off"}},
+      {"baumgarte_alpha", "0", "Baumgarte velocity gain, 1/s", {}},
+      {"baumgarte_beta", "0", "Baumgarte position gain, 1/s", {}}};
+}
+
+FirstOrderOde::FirstOrderOde(const Problem& problem, const OdeFormOptions& options)
+    : problem_(problem),
+      options_(options),
+      n_(problem.n()),
+      m_(problem.m()),
+      ws_(problem.dae->MakeWorkspace()),
+      solver_(*problem.dae, *ws_, options.gains),
+      projector_(*problem.dae, *ws_),
+      q_(n_),
+      v_(n_),
+      a_(n_),
+      lambda_(m_) {}
+
+bool FirstOrderOde::Rhs(double t, const double* y, double* dydt) {
+  ++rhs_evals_;
+  q_ = Eigen::Map<const Vector>(y, n_);
+  v_ = Eigen::Map<const Vector>(y + n_, n_);
+  const bool ok = solver_.Solve(t, q_, v_, a_, lambda_);
+  Eigen::Map<Vector>(dydt, n_) = v_;
+  Eigen::Map<Vector>(dydt + n_, n_) = a_;
+  return ok;
+}
+
+bool FirstOrderOde::Project(double t, double* y) {
+  if (!projection_enabled()) return true;
+  Eigen::Map<Vector> q(y, n_);
+  Eigen::Map<Vector> v(y + n_, n_);
+  // Tolerance: 10 ulps of the coordinate scale, the level a converged Newton step reaches.
+  const double tol =
+      10.0 * std::numeric_limits<double>::epsilon() * (q.lpNorm<Eigen::Infinity>() + 1.0);
+  const bool ok =
+      projector_.ProjectPositions(t, q, tol, 3) || projector_.last_position_residual() < 1e3 * tol;
+  projector_.ProjectVelocities(t, q, v);
+  return ok;
+}
+
+}  // namespace mbb

@@ -1,0 +1,54 @@
+// The index-1 first-order ODE form of the mechanical DAE that the explicit baselines
+// (Boost.Odeint, ARKODE) integrate: y = [q; v], y' = [v; a(t, q, v)] with a from the
+// null-space acceleration solve (acceleration_solver.h), optional Baumgarte terms, and
+// optional coordinate projection of y onto Phi = 0, Phi_q v + Phi_t = 0 after each
+// accepted step (Hairer, Wanner: "projection methods"; it keeps the order of the method).
+#pragma once
+
+#include <string>
+
+#include "methods/common/acceleration_solver.h"
+#include "problems/constraint_projection.h"
+#include "problems/parameters.h"
+#include "problems/problem.h"
+
+namespace mbb {
+
+/// Options shared by the ODE baselines, read from the method parameters
+/// `projection` (on|off), `baumgarte_alpha`, `baumgarte_beta`.
+struct OdeFormOptions {
+  bool projection = true;
+  BaumgarteGains gains;
+  static OdeFormOptions FromParameters(const ParameterSet& p);
+  static std::vector<ParameterSpec> Specs();
+};
+
+class FirstOrderOde {
+ public:
+  FirstOrderOde(const Problem& problem, const OdeFormOptions& options);
+
+  int size() const { return 2 * n_; }
+  /// dydt = f(t, y). Returns false if the acceleration solve failed (singular reduced mass).
+  bool Rhs(double t, const double* y, double* dydt);
+  /// Projects y in place if projection is on (no-op without constraints).
+  /// Returns false if the position Newton iteration does not converge.
+  bool Project(double t, double* y);
+  bool projection_enabled() const { return options_.projection && m_ > 0; }
+
+  /// a and lambda of the last Rhs call (for observers).
+  const Vector& acceleration() const { return a_; }
+  const Vector& multipliers() const { return lambda_; }
+  long rhs_evals() const { return rhs_evals_; }
+
+ private:
+  const Problem& problem_;
+  OdeFormOptions options_;
+  int n_, m_;
+  std::unique_ptr<DaeWorkspace> ws_;
+  AccelerationSolver solver_;
+  ConstraintProjector projector_;
+  Vector q_, v_, a_, lambda_;
+  long rhs_evals_ = 0;
+};
+
+}  // namespace mbb

@@ -1,0 +1,136 @@
+// Boost.Odeint baselines on the index-1 ODE form (first_order_ode.h):
+//   odeint-dopri5  Dormand-Prince 5(4) [Dormand, Prince 1980], adaptive with rtol/atol, or
+//                  fixed-step when `--set h=...` is given (the paper 000 ode45-style run);
+//   odeint-rk4     classical Runge-Kutta 4, fixed step h.
+// On a problem's minimal form (m = 0) this is the plain minimal-coordinate ODE.
+// Kept in one translation unit because odeint templates are slow to compile.
+#include <boost/numeric/odeint.hpp>
+#include <cmath>
+
+#include "methods/common/first_order_ode.h"
+#include "methods/odeint/odeint_methods.h"
+
+namespace mbb {
+namespace {
+
+namespace odeint = boost::numeric::odeint;
+using State = std::vector<double>;
+
+enum class Scheme { kDopri5, kRk4 };
+
+class OdeintMethod final : public Method {
+ public:
+  OdeintMethod(Scheme scheme, const ParameterSet& p)
+      : scheme_(scheme), options_(OdeFormOptions::FromParameters(p)) {}
+
+  RunOutcome Run(const Problem& problem, const RunSettings& settings,
+                 StepObserver& observer) const override {
+    FirstOrderOde ode(problem, options_);
+    bool rhs_ok = true;
+    auto system = [&](const State& y, State& dydt, double t) {
+      rhs_ok = ode.Rhs(t, y.data(), dydt.data()) && rhs_ok;
+    };
+    State y(ode.size());
+    Eigen::Map<Vector>(y.data(), problem.n()) = problem.q0;
+    Eigen::Map<Vector>(y.data() + problem.n(), problem.n()) = problem.v0;
+    Vector q(problem.n()), v(problem.n());
+    RunOutcome outcome;
+    auto report = [&](double t) {
+      q = Eigen::Map<const Vector>(y.data(), problem.n());
+      v = Eigen::Map<const Vector>(y.data() + problem.n(), problem.n());
+      observer.OnStep({t, q, v, nullptr, nullptr});
+    };
+    auto fail = [&](RunStatus status, const std::string& why, double t) {
+      outcome.status = status;
+      outcome.message = why + " at t = " + std::to_string(t);
+      outcome.counters.rhs_evals = ode.rhs_evals();
+      return outcome;
+    };
+    report(settings.t0);
+
+    const bool fixed = scheme_ == Scheme::kRk4 || settings.h > 0.0;
+    double t = settings.t0;
+    if (fixed) {
+      const double h = settings.h > 0.0 ? settings.h : problem.h_default;
+      const long steps = static_cast<long>(std::ceil((settings.t_end - settings.t0) / h - 1e-9));
+      odeint::runge_kutta4<State> rk4;
+      odeint::runge_kutta_dopri5<State> dopri5;
+      for (long k = 1; k <= steps; ++k) {
+        if (scheme_ == Scheme::kRk4)
+          rk4.do_step(system, y, t, h);
+        else
+          dopri5.do_step(system, y, t, h);
+        t = settings.t0 + static_cast<double>(k) * h;
+        ++outcome.counters.steps;
+        if (!rhs_ok) return fail(RunStatus::kFailed, "singular reduced mass matrix", t);
+        if (!ode.Project(t, y.data()))
+          return fail(RunStatus::kFailed, "position projection did not converge", t);
+        if (!std::all_of(y.begin(), y.end(), [](double x) { return std::isfinite(x); }))
+          return fail(RunStatus::kUnstable, "non-finite state", t);
+        report(t);
+        if (observer.StopRequested()) return fail(RunStatus::kUnstable, observer.StopReason(), t);
+      }
+    } else {
+      auto stepper = odeint::make_controlled(settings.atol, settings.rtol,
+                                             odeint::runge_kutta_dopri5<State>());
+      State dydt(ode.size());
+      system(y, dydt, t);
+      double dt = 1e-3 * (settings.t_end - settings.t0);
+      size_t next_stop = 0;
+      while (t < settings.t_end) {
+        while (next_stop < settings.stop_times.size() && settings.stop_times[next_stop] <= t)
+          ++next_stop;
+        const double target = next_stop < settings.stop_times.size()
+                                  ? settings.stop_times[next_stop]
+                                  : settings.t_end;
+        const bool clamped = t + dt >= target;
+        double trial = clamped ? target - t : dt;
+        const auto result = stepper.try_step(system, y, dydt, t, trial);
+        if (!rhs_ok) return fail(RunStatus::kFailed, "singular reduced mass matrix", t);
+        if (result == odeint::fail) {
+          ++outcome.counters.rejected_steps;
+          dt = trial;
+          if (dt < 1e-14 * (std::abs(t) + 1.0))
+            return fail(RunStatus::kFailed, "step size underflow", t);
+          continue;
+        }
+        if (clamped) t = target;                 // land exactly on the stop time
+        if (!clamped || trial > dt) dt = trial;  // keep the controller's proposal
+        ++outcome.counters.steps;
+        if (ode.projection_enabled()) {
+          if (!ode.Project(t, y.data()))
+            return fail(RunStatus::kFailed, "position projection did not converge", t);
+          system(y, dydt, t);  // the FSAL derivative is stale after projection
+        }
+        if (!std::all_of(y.begin(), y.end(), [](double x) { return std::isfinite(x); }))
+          return fail(RunStatus::kUnstable, "non-finite state", t);
+        report(t);
+        if (observer.StopRequested()) return fail(RunStatus::kUnstable, observer.StopReason(), t);
+        if (outcome.counters.steps >= settings.max_steps)
+          return fail(RunStatus::kFailed, "max_steps reached", t);
+      }
+    }
+    outcome.counters.rhs_evals = ode.rhs_evals();
+    return outcome;
+  }
+
+ private:
+  Scheme scheme_;
+  OdeFormOptions options_;
+};
+
+}  // namespace
+
+std::vector<MethodEntry> OdeintMethodEntries() {
+  return {
+      {"odeint-dopri5",
+       "Boost.Odeint Dormand-Prince 5(4) on the index-1 ODE (adaptive; fixed with h)",
+       "Boost.Odeint runge_kutta_dopri5", true, true, OdeFormOptions::Specs(),
+       [](const ParameterSet& p) { return std::make_unique<OdeintMethod>(Scheme::kDopri5, p); }},
+      {"odeint-rk4", "Boost.Odeint classical RK4 on the index-1 ODE, fixed step",
+       "Boost.Odeint runge_kutta4", true, false, OdeFormOptions::Specs(),
+       [](const ParameterSet& p) { return std::make_unique<OdeintMethod>(Scheme::kRk4, p); }},
+  };
+}
+
+}  // namespace mbb

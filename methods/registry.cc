@@ -1,0 +1,32 @@
+// The method registry: the one list of methods, sorted by name. A method family exposes a
+// function returning its entries; add the call here (docs/adding-a-method.md). No static
+// self-registration: the linker drops it from static libraries.
+#include <algorithm>
+
+#include "methods/method.h"
+#include "methods/odeint/odeint_methods.h"
+#include "methods/sundials/sundials_methods.h"
+
+namespace mbb {
+
+const std::vector<MethodEntry>& MethodRegistry() {
+  static const std::vector<MethodEntry> registry = [] {
+    std::vector<MethodEntry> entries;
+    for (auto family : {IdaMethodEntries, ArkodeMethodEntries, OdeintMethodEntries})
+      for (auto& entry : family()) entries.push_back(std::move(entry));
+    std::sort(entries.begin(), entries.end(),
+              [](const auto& a, const auto& b) { return a.name < b.name; });
+    return entries;
+  }();
+  return registry;
+}
+
+const MethodEntry& FindMethod(const std::string& name) {
+  for (const auto& entry : MethodRegistry())
+    if (entry.name == name) return entry;
+  std::string known;
+  for (const auto& entry : MethodRegistry()) known += (known.empty() ? "" : ", ") + entry.name;
+  throw InputError("unknown method '" + name + "' (known: " + known + ")");
+}
+
+}  // namespace mbb

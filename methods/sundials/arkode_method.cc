@@ -1,0 +1,164 @@
+// SUNDIALS ARKODE (ARKStep) on the index-1 ODE form y = [q; v], y' = [v; a]
+// (first_order_ode.h):
+//   arkode-erk   explicit Runge-Kutta, ARKODE's default 4th-order ERK table with embedded
+//                error estimate (adaptive), or fixed step with --set h
+//   arkode-dirk  diagonally implicit RK (ARKODE's default 4th-order DIRK table), Newton with
+//                a dense direct solver and difference-quotient Jacobian
+// Drift control defaults: coordinate projection on (after every accepted step, followed by
+// ARKStepReset, which keeps the step size) and Baumgarte off. Projection keeps the order of
+// the method and needs no tuning; Baumgarte gains are problem dependent and, for the
+// explicit method, add stiffness, so they are available but off (docs/methods.md).
+// All ARKODE calls sit in this file (7.x renames them to ARKode*: TOOLCHAIN.md trap 5).
+#include <arkode/arkode_arkstep.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_dense.h>
+
+#include <cmath>
+
+#include "methods/common/first_order_ode.h"
+#include "methods/sundials/sundials_methods.h"
+#include "methods/sundials/sundials_support.h"
+
+namespace mbb {
+namespace {
+
+int OdeRhs(sunrealtype t, N_Vector y, N_Vector ydot, void* data) {
+  auto* ode = static_cast<FirstOrderOde*>(data);
+  if (!ode->Rhs(t, N_VGetArrayPointer(y), N_VGetArrayPointer(ydot))) return -1;
+  const double* d = N_VGetArrayPointer(ydot);
+  for (int i = 0; i < ode->size(); ++i)
+    if (!std::isfinite(d[i])) return 1;  // recoverable: ARKODE retries with a smaller step
+  return 0;
+}
+
+class ArkodeMethod final : public Method {
+ public:
+  ArkodeMethod(bool implicit, const ParameterSet& p)
+      : implicit_(implicit), options_(OdeFormOptions::FromParameters(p)) {}
+
+  RunOutcome Run(const Problem& problem, const RunSettings& settings,
+                 StepObserver& observer) const override {
+    RunOutcome outcome;
+    SundialsContext ctx;
+    FirstOrderOde ode(problem, options_);
+    const int n = problem.n();
+    SerialVector y(ode.size(), ctx);
+    Eigen::Map<Vector> yv(y.data(), ode.size());
+    yv.head(n) = problem.q0;
+    yv.tail(n) = problem.v0;
+
+    SundialsErrorSink sink;
+    void* mem = implicit_ ? ARKStepCreate(nullptr, OdeRhs, settings.t0, y, ctx)
+                          : ARKStepCreate(OdeRhs, nullptr, settings.t0, y, ctx);
+    SUNMatrix jac = nullptr;
+    SUNLinearSolver ls = nullptr;
+    auto cleanup = [&] {
+      ARKStepFree(&mem);
+      if (ls) SUNLinSolFree(ls);
+      if (jac) SUNMatDestroy(jac);
+    };
+    auto check = [&](int flag, const char* call) {
+      if (flag >= 0) return true;
+      outcome.status = RunStatus::kFailed;
+      outcome.message =
+          std::string(call) + " failed: " +
+          (sink.last_message.empty() ? ARKStepGetReturnFlagName(flag) : sink.last_message);
+      return false;
+    };
+    bool ok =
+        check(ARKStepSetErrHandlerFn(mem, SundialsErrorSink::Handler, &sink),
+              "ARKStepSetErrHandlerFn") &&
+        check(ARKStepSetUserData(mem, &ode), "ARKStepSetUserData") &&
+        check(ARKStepSStolerances(mem, settings.rtol, settings.atol), "ARKStepSStolerances") &&
+        check(ARKStepSetMaxNumSteps(mem, settings.max_steps), "ARKStepSetMaxNumSteps");
+    if (ok && settings.h > 0.0)
+      ok = check(ARKStepSetFixedStep(mem, settings.h), "ARKStepSetFixedStep");
+    if (ok && implicit_) {
+      jac = SUNDenseMatrix(ode.size(), ode.size(), ctx);
+      ls = SUNLinSol_Dense(y, jac, ctx);
+      ok = check(ARKStepSetLinearSolver(mem, ls, jac), "ARKStepSetLinearSolver");
+    }
+    if (!ok) {
+      cleanup();
+      return outcome;
+    }
+
+    Vector q(n), v(n);
+    auto report = [&](double t) {
+      q = yv.head(n);
+      v = yv.tail(n);
+      observer.OnStep({t, q, v, nullptr, nullptr});
+    };
+    report(settings.t0);
+    double t = settings.t0;
+    size_t next_stop = 0;
+    while (t < settings.t_end) {
+      while (next_stop < settings.stop_times.size() && settings.stop_times[next_stop] <= t)
+        ++next_stop;
+      const double target =
+          next_stop < settings.stop_times.size() ? settings.stop_times[next_stop] : settings.t_end;
+      if (settings.h <= 0.0 && !check(ARKStepSetStopTime(mem, target), "ARKStepSetStopTime")) break;
+      const int flag = ARKStepEvolve(mem, target, y, &t, ARK_ONE_STEP);
+      if (!check(flag, "ARKStepEvolve")) {
+        outcome.message += " (t = " + std::to_string(t) + ")";
+        break;
+      }
+      if (ode.projection_enabled()) {
+        if (!ode.Project(t, y.data())) {
+          outcome.status = RunStatus::kFailed;
+          outcome.message = "position projection did not converge at t = " + std::to_string(t);
+          break;
+        }
+        if (!check(ARKStepReset(mem, t, y), "ARKStepReset")) break;
+      }
+      if (!yv.allFinite()) {
+        outcome.status = RunStatus::kUnstable;
+        outcome.message = "non-finite state at t = " + std::to_string(t);
+        break;
+      }
+      report(t);
+      if (observer.StopRequested()) {
+        outcome.status = RunStatus::kUnstable;
+        outcome.message = observer.StopReason();
+        break;
+      }
+    }
+    long steps = 0, nfe = 0, nfi = 0, err_fails = 0;
+    ARKStepGetNumSteps(mem, &steps);
+    ARKStepGetNumRhsEvals(mem, &nfe, &nfi);
+    ARKStepGetNumErrTestFails(mem, &err_fails);
+    outcome.counters.steps = steps;
+    outcome.counters.rhs_evals = ode.rhs_evals();
+    outcome.counters.rejected_steps = err_fails;
+    if (implicit_) {
+      long jevals = 0, newton = 0, setups = 0;
+      ARKStepGetNumJacEvals(mem, &jevals);
+      ARKStepGetNumNonlinSolvIters(mem, &newton);
+      ARKStepGetNumLinSolvSetups(mem, &setups);
+      outcome.counters.jacobian_evals = jevals;
+      outcome.counters.newton_iterations = newton;
+      outcome.counters.factorizations = setups;
+    }
+    cleanup();
+    return outcome;
+  }
+
+ private:
+  bool implicit_;
+  OdeFormOptions options_;
+};
+
+}  // namespace
+
+std::vector<MethodEntry> ArkodeMethodEntries() {
+  return {
+      {"arkode-dirk", "SUNDIALS ARKODE diagonally implicit RK on the index-1 ODE, projection on",
+       "SUNDIALS 6.4 ARKStep", true, true, OdeFormOptions::Specs(),
+       [](const ParameterSet& p) { return std::make_unique<ArkodeMethod>(true, p); }},
+      {"arkode-erk", "SUNDIALS ARKODE explicit RK on the index-1 ODE, projection on",
+       "SUNDIALS 6.4 ARKStep", true, true, OdeFormOptions::Specs(),
+       [](const ParameterSet& p) { return std::make_unique<ArkodeMethod>(false, p); }},
+  };
+}
+
+}  // namespace mbb

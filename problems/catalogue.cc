@@ -1,0 +1,46 @@
+// The problem catalogue: the one list of registered problems, sorted by id.
+// To add a problem: write problems/catalogue/<id>.cc with an <Id>Entry() factory, declare it
+// in catalogue_entries.h and add it here (docs/adding-a-problem.md).
+#include <algorithm>
+
+#include "problems/catalogue/catalogue_entries.h"
+#include "problems/consistent_initial_conditions.h"
+
+namespace mbb {
+
+const std::vector<ProblemEntry>& ProblemCatalogue() {
+  static const std::vector<ProblemEntry> catalogue = [] {
+    std::vector<ProblemEntry> entries = {
+        PhysicalPendulumEntry(),
+        PlanarPendulumEntry(),
+        SpatialPendulumEntry(),
+        StiffPendulumEntry(),
+    };
+    std::sort(entries.begin(), entries.end(),
+              [](const auto& a, const auto& b) { return a.id < b.id; });
+    return entries;
+  }();
+  return catalogue;
+}
+
+const ProblemEntry& FindProblem(const std::string& id) {
+  for (const auto& entry : ProblemCatalogue())
+    if (entry.id == id) return entry;
+  std::string known;
+  for (const auto& entry : ProblemCatalogue()) known += (known.empty() ? "" : ", ") + entry.id;
+  throw InputError("unknown problem '" + id + "' (known: " + known + ")");
+}
+
+Problem BuildProblem(const std::string& id, const ParameterSet& params) {
+  const ProblemEntry& entry = FindProblem(id);
+  params.Validate(entry.parameters, "problem " + id);
+  Problem problem = entry.build(params);
+  problem.id = entry.id;
+  problem.title = entry.summary;
+  problem.source = entry.source;
+  problem.parameters = params.Resolved(entry.parameters);
+  CheckInitialConditions(problem);
+  return problem;
+}
+
+}  // namespace mbb

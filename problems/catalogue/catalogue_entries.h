@@ -1,0 +1,22 @@
+// One factory per catalogue file; problems/catalogue.cc lists them in one place.
+#pragma once
+
+#include <cmath>
+#include <string>
+
+#include "problems/problem.h"
+
+namespace mbb {
+
+ProblemEntry PhysicalPendulumEntry();
+ProblemEntry PlanarPendulumEntry();
+ProblemEntry SpatialPendulumEntry();
+ProblemEntry StiffPendulumEntry();
+
+/// Throws InputError unless `value` > 0 (parameters are finite by validation).
+inline void RequirePositive(double value, const std::string& key) {
+  if (!(value > 0.0))
+    throw InputError("parameter '" + key + "' = " + std::to_string(value) + ": must be > 0");
+}
+
+}  // namespace mbb

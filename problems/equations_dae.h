@@ -1,0 +1,256 @@
+// Turns one templated set of equations into a MechanicalDae, deriving every derivative by
+// forward-mode automatic differentiation (dual.h). This is the "one source of truth per
+// problem" of DESIGN.md: a problem writes Phi, M, V and its forces once.
+//
+// An Equations type provides
+//   int num_coordinates() const;  int num_constraints() const;
+//   static constexpr bool kConstantMass;
+//   template <class T> void Constraints(const T& t, const T* q, T* phi) const;     // m
+//   template <class T> void MassMatrix(const T* q, T* mass) const;  // n*n column-major, pre-zeroed
+//   template <class T> T Potential(const T& t, const T* q) const;   // V; Q gets -dV/dq
+//   template <class T> void AppliedForces(const T& t, const T* q, const T* v, T* f) const;
+//       // non-conservative generalised forces (pre-zeroed, n); their power enters the
+//       // energy balance
+//   template <class T> void VelocityForces(const T* q, const T* v, T* f) const;
+//       // quadratic-velocity (gyroscopic) terms of the equations of motion (pre-zeroed, n)
+// Derive from EquationDefaults to inherit "no applied forces, no velocity forces".
+#pragma once
+
+#include <algorithm>
+#include <vector>
+
+#include "problems/dual.h"
+#include "problems/mechanical_dae.h"
+
+namespace mbb {
+
+struct EquationDefaults {
+  template <class T>
+  void AppliedForces(const T& /*t*/, const T* /*q*/, const T* /*v*/, T* /*f*/) const {}
+  template <class T>
+  void VelocityForces(const T* /*q*/, const T* /*v*/, T* /*f*/) const {}
+};
+
+template <class Equations>
+class EquationsDae final : public MechanicalDae {
+  using D1 = Dual<double>;
+  using D2 = Dual<D1>;
+
+  struct Workspace final : DaeWorkspace {
+    Workspace(int n, int m)
+        : q(n),
+          v(n),
+          f(n),
+          mass(n * n),
+          q1(n),
+          v1(n),
+          out1(std::max(n, m)),
+          mass1(n * n),
+          q2(n),
+          out2(std::max(n, m)) {}
+    std::vector<double> q, v, f, mass;
+    std::vector<D1> q1, v1, out1, mass1;
+    std::vector<D2> q2, out2;
+  };
+
+ public:
+  explicit EquationsDae(Equations equations)
+      : MechanicalDae(equations.num_coordinates(), equations.num_constraints()),
+        eq_(std::move(equations)) {}
+
+  const Equations& equations() const { return eq_; }
+
+  std::unique_ptr<DaeWorkspace> MakeWorkspace() const override {
+    return std::make_unique<Workspace>(n(), m());
+  }
+
+  bool has_constant_mass_matrix() const override { return Equations::kConstantMass; }
+
+  void CalcPhi(DaeWorkspace& /*ws*/, double t, ConstVectorRef q, VectorRef phi) const override {
+    if (m() > 0) eq_.Constraints(t, q.data(), phi.data());
+  }
+
+  void CalcPhiQ(DaeWorkspace& base, double t, ConstVectorRef q, MatrixRef phi_q) const override {
+    auto& w = Cast(base);
+    for (int j = 0; j < n(); ++j) {
+      for (int i = 0; i < n(); ++i) w.q1[i] = Seed(q[i], i == j);
+      eq_.Constraints(D1(t), w.q1.data(), w.out1.data());
+      for (int k = 0; k < m(); ++k) phi_q(k, j) = w.out1[k].d;
+    }
+  }
+
+  void CalcPhiT(DaeWorkspace& base, double t, ConstVectorRef q, VectorRef phi_t) const override {
+    auto& w = Cast(base);
+    for (int i = 0; i < n(); ++i) w.q1[i] = D1(q[i]);
+    eq_.Constraints(D1(t, 1.0), w.q1.data(), w.out1.data());
+    for (int k = 0; k < m(); ++k) phi_t[k] = w.out1[k].d;
+  }
+
+  void CalcVelocityResidual(DaeWorkspace& base, double t, ConstVectorRef q, ConstVectorRef v,
+                            VectorRef out) const override {
+    // d/ds Phi(t + s, q + v s) = Phi_q v + Phi_t.
+    auto& w = Cast(base);
+    for (int i = 0; i < n(); ++i) w.q1[i] = D1(q[i], v[i]);
+    eq_.Constraints(D1(t, 1.0), w.q1.data(), w.out1.data());
+    for (int k = 0; k < m(); ++k) out[k] = w.out1[k].d;
+  }
+
+  void CalcGamma(DaeWorkspace& base, double t, ConstVectorRef q, ConstVectorRef v,
+                 VectorRef gamma) const override {
+    // d^2/ds^2 Phi(t + s, q + v s) = (Phi_q v)_q v + 2 Phi_qt v + Phi_tt = -gamma, eq. (2).
+    auto& w = Cast(base);
+    for (int i = 0; i < n(); ++i) w.q2[i] = D2(D1(q[i], v[i]), D1(v[i], 0.0));
+    eq_.Constraints(D2(D1(t, 1.0), D1(1.0, 0.0)), w.q2.data(), w.out2.data());
+    for (int k = 0; k < m(); ++k) gamma[k] = -w.out2[k].d.d;
+  }
+
+  void CalcPhiQDot(DaeWorkspace& base, double t, ConstVectorRef q, ConstVectorRef v,
+                   MatrixRef phi_q_dot) const override {
+    // Column j: d/ds d/de Phi(t + s, q + v s + e_j e) at s = e = 0.
+    auto& w = Cast(base);
+    const D2 time(D1(t, 0.0), D1(1.0, 0.0));
+    for (int j = 0; j < n(); ++j) {
+      for (int i = 0; i < n(); ++i) w.q2[i] = D2(D1(q[i], i == j ? 1.0 : 0.0), D1(v[i], 0.0));
+      eq_.Constraints(time, w.q2.data(), w.out2.data());
+      for (int k = 0; k < m(); ++k) phi_q_dot(k, j) = w.out2[k].d.d;
+    }
+  }
+
+  void CalcReactionStiffness(DaeWorkspace& base, double t, ConstVectorRef q, ConstVectorRef lambda,
+                             MatrixRef k) const override {
+    // k_ij = sum_r lambda_r d^2 Phi_r / dq_i dq_j (symmetric: fill the upper half twice).
+    auto& w = Cast(base);
+    for (int j = 0; j < n(); ++j) {
+      for (int i = 0; i <= j; ++i) {
+        SeedSecondOrder(w, q, i, j);
+        eq_.Constraints(D2(t), w.q2.data(), w.out2.data());
+        double sum = 0.0;
+        for (int r = 0; r < m(); ++r) sum += lambda[r] * w.out2[r].d.d;
+        k(i, j) = sum;
+        k(j, i) = sum;
+      }
+    }
+  }
+
+  void CalcMassMatrix(DaeWorkspace& base, ConstVectorRef q, MatrixRef mass) const override {
+    auto& w = Cast(base);
+    std::fill(w.mass.begin(), w.mass.end(), 0.0);
+    eq_.MassMatrix(q.data(), w.mass.data());
+    for (int j = 0; j < n(); ++j)
+      for (int i = 0; i < n(); ++i) mass(i, j) = w.mass[i + j * n()];
+  }
+
+  void CalcForces(DaeWorkspace& base, double t, ConstVectorRef q, ConstVectorRef v,
+                  VectorRef forces) const override {
+    auto& w = Cast(base);
+    CalcNonPotentialForces(w, t, q, v);
+    for (int j = 0; j < n(); ++j) {
+      for (int i = 0; i < n(); ++i) w.q1[i] = Seed(q[i], i == j);
+      forces[j] = w.f[j] - eq_.Potential(D1(t), w.q1.data()).d;
+    }
+  }
+
+  void CalcForceJacobians(DaeWorkspace& base, double t, ConstVectorRef q, ConstVectorRef v,
+                          MatrixRef dq, MatrixRef dv) const override {
+    auto& w = Cast(base);
+    // Conservative part: -Hessian of V.
+    for (int j = 0; j < n(); ++j) {
+      for (int i = 0; i <= j; ++i) {
+        SeedSecondOrder(w, q, i, j);
+        const double h = eq_.Potential(D2(t), w.q2.data()).d.d;
+        dq(i, j) = -h;
+        dq(j, i) = -h;
+      }
+    }
+    // Applied and velocity forces: one directional derivative per column.
+    for (int j = 0; j < n(); ++j) {
+      for (int i = 0; i < n(); ++i) {
+        w.q1[i] = Seed(q[i], i == j);
+        w.v1[i] = D1(v[i]);
+      }
+      AccumulateNonPotentialForces(w, t);
+      for (int i = 0; i < n(); ++i) dq(i, j) += w.out1[i].d;
+      for (int i = 0; i < n(); ++i) {
+        w.q1[i] = D1(q[i]);
+        w.v1[i] = Seed(v[i], i == j);
+      }
+      AccumulateNonPotentialForces(w, t);
+      for (int i = 0; i < n(); ++i) dv(i, j) = w.out1[i].d;
+    }
+  }
+
+  void CalcMassTimesAccelerationJacobian(DaeWorkspace& base, ConstVectorRef q, ConstVectorRef a,
+                                         MatrixRef out) const override {
+    if (Equations::kConstantMass) {
+      out.setZero();
+      return;
+    }
+    auto& w = Cast(base);
+    for (int j = 0; j < n(); ++j) {
+      for (int i = 0; i < n(); ++i) w.q1[i] = Seed(q[i], i == j);
+      std::fill(w.mass1.begin(), w.mass1.end(), D1(0.0));
+      eq_.MassMatrix(w.q1.data(), w.mass1.data());
+      for (int r = 0; r < n(); ++r) {
+        double sum = 0.0;
+        for (int c = 0; c < n(); ++c) sum += w.mass1[r + c * n()].d * a[c];
+        out(r, j) = sum;
+      }
+    }
+  }
+
+  double CalcEnergy(DaeWorkspace& base, double t, ConstVectorRef q,
+                    ConstVectorRef v) const override {
+    auto& w = Cast(base);
+    std::fill(w.mass.begin(), w.mass.end(), 0.0);
+    eq_.MassMatrix(q.data(), w.mass.data());
+    double kinetic = 0.0;
+    for (int j = 0; j < n(); ++j)
+      for (int i = 0; i < n(); ++i) kinetic += v[i] * w.mass[i + j * n()] * v[j];
+    return 0.5 * kinetic + eq_.Potential(t, q.data());
+  }
+
+  double CalcAppliedPower(DaeWorkspace& base, double t, ConstVectorRef q,
+                          ConstVectorRef v) const override {
+    auto& w = Cast(base);
+    std::fill(w.f.begin(), w.f.end(), 0.0);
+    eq_.AppliedForces(t, q.data(), v.data(), w.f.data());
+    double power = 0.0;
+    for (int i = 0; i < n(); ++i) power += w.f[i] * v[i];
+    return power;
+  }
+
+ private:
+  int n() const { return num_coordinates(); }
+  int m() const { return num_constraints(); }
+
+  static Workspace& Cast(DaeWorkspace& base) { return static_cast<Workspace&>(base); }
+
+  // q2 = q + e_i s + e_j r, so that f(q2).d.d = d^2 f / dq_i dq_j.
+  void SeedSecondOrder(Workspace& w, ConstVectorRef q, int i, int j) const {
+    for (int k = 0; k < n(); ++k)
+      w.q2[k] = D2(D1(q[k], k == i ? 1.0 : 0.0), D1(k == j ? 1.0 : 0.0, 0.0));
+  }
+
+  // w.f = applied + velocity forces at (t, q, v), in doubles.
+  void CalcNonPotentialForces(Workspace& w, double t, ConstVectorRef q, ConstVectorRef v) const {
+    std::fill(w.f.begin(), w.f.end(), 0.0);
+    eq_.AppliedForces(t, q.data(), v.data(), w.f.data());
+    eq_.VelocityForces(q.data(), v.data(), w.f.data());
+  }
+
+  // w.out1 = applied + velocity forces at the dual point (w.q1, w.v1).
+  void AccumulateNonPotentialForces(Workspace& w, double t) const {
+    std::fill(w.out1.begin(), w.out1.begin() + n(), D1(0.0));
+    eq_.AppliedForces(D1(t), w.q1.data(), w.v1.data(), w.out1.data());
+    eq_.VelocityForces(w.q1.data(), w.v1.data(), w.out1.data());
+  }
+
+  Equations eq_;
+};
+
+template <class Equations>
+std::shared_ptr<const MechanicalDae> MakeDae(Equations equations) {
+  return std::make_shared<EquationsDae<Equations>>(std::move(equations));
+}
+
+}  // namespace mbb

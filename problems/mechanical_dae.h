@@ -1,0 +1,88 @@
+// The mechanical DAE in redundant coordinates: the contract every general method consumes
+// (DESIGN.md, "core contracts"; symbols as in docs/notation.md).
+//
+//   q' = v,   M(q) v' = Q(t, q, v) - Phi_q(t, q)^T lambda,   Phi(t, q) = 0          (1)
+//
+// with n coordinates q and m holonomic constraints Phi. The hidden constraints are
+// Phi_q v + Phi_t = 0 and Phi_q v' = gamma with
+//   gamma = -(Phi_q v)_q v - 2 Phi_qt v - Phi_tt.                                     (2)
+// A problem with m = 0 is an ODE in minimal coordinates.
+//
+// The object is read-only after construction; every scratch buffer lives in a
+// DaeWorkspace the caller creates once with MakeWorkspace(), so one problem can be
+// integrated on several threads at once and no Calc* call allocates.
+#pragma once
+
+#include <Eigen/Dense>
+#include <memory>
+
+namespace mbb {
+
+using Vector = Eigen::VectorXd;
+using Matrix = Eigen::MatrixXd;
+using VectorRef = Eigen::Ref<Eigen::VectorXd>;
+using MatrixRef = Eigen::Ref<Eigen::MatrixXd>;
+using ConstVectorRef = const Eigen::Ref<const Eigen::VectorXd>&;
+
+/// Scratch buffers owned by the caller; each DAE type defines its own.
+class DaeWorkspace {
+ public:
+  virtual ~DaeWorkspace() = default;
+};
+
+class MechanicalDae {
+ public:
+  virtual ~MechanicalDae() = default;
+
+  int num_coordinates() const { return n_; }  // n
+  int num_constraints() const { return m_; }  // m
+
+  virtual std::unique_ptr<DaeWorkspace> MakeWorkspace() const = 0;
+
+  // Constraint level. Outputs are sized by the caller: phi (m), Phi_q (m x n).
+  virtual void CalcPhi(DaeWorkspace& ws, double t, ConstVectorRef q, VectorRef phi) const = 0;
+  virtual void CalcPhiQ(DaeWorkspace& ws, double t, ConstVectorRef q, MatrixRef phi_q) const = 0;
+  virtual void CalcPhiT(DaeWorkspace& ws, double t, ConstVectorRef q, VectorRef phi_t) const = 0;
+  /// Velocity-level residual Phi_q v + Phi_t (m).
+  virtual void CalcVelocityResidual(DaeWorkspace& ws, double t, ConstVectorRef q, ConstVectorRef v,
+                                    VectorRef out) const = 0;
+  /// gamma of eq. (2) (m).
+  virtual void CalcGamma(DaeWorkspace& ws, double t, ConstVectorRef q, ConstVectorRef v,
+                         VectorRef gamma) const = 0;
+  /// d/dt Phi_q along the motion (t + s, q + v s): Phi_qq v + Phi_qt (m x n).
+  virtual void CalcPhiQDot(DaeWorkspace& ws, double t, ConstVectorRef q, ConstVectorRef v,
+                           MatrixRef phi_q_dot) const = 0;
+  /// d(Phi_q^T lambda)/dq (n x n): the stiffness of the reaction forces.
+  virtual void CalcReactionStiffness(DaeWorkspace& ws, double t, ConstVectorRef q,
+                                     ConstVectorRef lambda, MatrixRef k) const = 0;
+
+  // Dynamics. M (n x n), Q (n) = applied + conservative + velocity-dependent forces.
+  virtual void CalcMassMatrix(DaeWorkspace& ws, ConstVectorRef q, MatrixRef mass) const = 0;
+  virtual void CalcForces(DaeWorkspace& ws, double t, ConstVectorRef q, ConstVectorRef v,
+                          VectorRef forces) const = 0;
+  /// dQ/dq and dQ/dv (n x n each).
+  virtual void CalcForceJacobians(DaeWorkspace& ws, double t, ConstVectorRef q, ConstVectorRef v,
+                                  MatrixRef dq, MatrixRef dv) const = 0;
+  /// d(M(q) a)/dq (n x n); zero for a constant mass matrix.
+  virtual void CalcMassTimesAccelerationJacobian(DaeWorkspace& ws, ConstVectorRef q,
+                                                 ConstVectorRef a, MatrixRef out) const = 0;
+
+  // Energy. T + V, and the power of the non-conservative applied forces (J/s), so that
+  // E(t) - E(0) - integral(power) is the energy balance residual of a scleronomic system.
+  virtual double CalcEnergy(DaeWorkspace& ws, double t, ConstVectorRef q,
+                            ConstVectorRef v) const = 0;
+  virtual double CalcAppliedPower(DaeWorkspace& ws, double t, ConstVectorRef q,
+                                  ConstVectorRef v) const = 0;
+
+  /// True if M does not depend on q (methods may then factor it once).
+  virtual bool has_constant_mass_matrix() const = 0;
+
+ protected:
+  MechanicalDae(int n, int m) : n_(n), m_(m) {}
+
+ private:
+  int n_;
+  int m_;
+};
+
+}  // namespace mbb

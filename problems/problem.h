@@ -1,0 +1,66 @@
+// A catalogue problem: the DAE a method integrates plus what the source paper states about
+// it (initial state, horizon, outputs to report). Problems are read-only once built.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "problems/mechanical_dae.h"
+#include "problems/parameters.h"
+
+namespace mbb {
+
+struct Problem {
+  std::string id;
+  std::string title;
+  std::string source;                             // paper and section, e.g. "001 s3"
+  std::map<std::string, std::string> parameters;  // resolved, as the result records them
+  std::shared_ptr<const MechanicalDae> dae;
+
+  double t0 = 0.0;
+  double t_end = 1.0;       // the source's horizon
+  double h_default = 1e-3;  // fixed step used by fixed-step methods unless --set h
+  Vector q0, v0;            // consistent initial state
+
+  /// Named outputs of the source's plots (PROBLEMS.md "Output names").
+  std::vector<std::string> output_names;
+  std::function<void(double t, const Vector& q, const Vector& v, Vector& out)> calc_outputs;
+
+  /// Amplitude scale of q - q0 used by the stability search's growth criterion when the
+  /// source states one (e.g. the stiff pendulum's static deflection); 0 = take it from a
+  /// reference run.
+  double stability_amplitude = 0.0;
+
+  /// Notes from building the problem (e.g. initial conditions projected), copied into
+  /// every result.
+  std::vector<std::string> warnings;
+
+  /// Methods the default catalogue runs on this problem.
+  std::vector<std::string> default_methods;
+
+  int n() const { return dae->num_coordinates(); }
+  int m() const { return dae->num_constraints(); }
+};
+
+/// One catalogue entry: metadata plus a factory from validated parameters.
+struct ProblemEntry {
+  std::string id;
+  std::string summary;
+  std::string source;
+  std::vector<ParameterSpec> parameters;
+  std::function<Problem(const ParameterSet&)> build;
+};
+
+/// The catalogue, sorted by id (problems/catalogue.cc is the one list).
+const std::vector<ProblemEntry>& ProblemCatalogue();
+
+/// Finds an entry; throws InputError listing the known ids if there is none.
+const ProblemEntry& FindProblem(const std::string& id);
+
+/// Validates `params` against the entry and builds the problem; throws InputError on bad
+/// input (unknown key, non-finite value, inconsistent initial conditions).
+Problem BuildProblem(const std::string& id, const ParameterSet& params);
+
+}  // namespace mbb

@@ -1,0 +1,190 @@
+// Every derivative of every registered problem (and every form a choice parameter
+// selects) against central finite differences; and the checker itself catches a wrong
+// Jacobian.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "methods/common/acceleration_solver.h"
+#include "problems/derivative_check.h"
+#include "problems/problem.h"
+
+namespace mbb {
+namespace {
+
+// Every catalogue problem in every form a choice parameter selects.
+std::vector<std::pair<std::string, ParameterSet>> AllProblemVariants() {
+  std::vector<std::pair<std::string, ParameterSet>> variants;
+  for (const auto& entry : ProblemCatalogue()) {
+    variants.push_back({entry.id, ParameterSet()});
+    for (const auto& spec : entry.parameters)
+      for (const auto& choice : spec.choices)
+        if (choice != spec.default_value) {
+          ParameterSet p;
+          p.Set(spec.name, choice);
+          variants.push_back({entry.id, p});
+        }
+  }
+  return variants;
+}
+
+// A deterministic state off the constraint manifold (derivatives hold everywhere).
+void PerturbedState(const Problem& p, Vector& q, Vector& v, Vector& lambda) {
+  const int n = p.n();
+  q = p.q0 + 0.1 * Vector::LinSpaced(n, 0.3, -0.7);
+  v = p.v0 + Vector::LinSpaced(n, 0.5, -1.1);
+  lambda = Vector::LinSpaced(p.m(), 1.3, -0.4);
+}
+
+// A consistent state on the manifold: q0 with v0 plus a tangent velocity.
+bool ConsistentSolution(const Problem& p, Vector& v, Vector& a, Vector& lambda) {
+  auto ws = p.dae->MakeWorkspace();
+  v = p.v0;
+  if (p.m() > 0) {
+    Matrix phi_q(p.m(), p.n());
+    p.dae->CalcPhiQ(*ws, p.t0, p.q0, phi_q);
+    Eigen::FullPivLU<Matrix> lu(phi_q);
+    const Matrix z = lu.kernel();
+    v += z * Vector::LinSpaced(z.cols(), 0.4, 0.9);
+  } else {
+    v += Vector::Constant(p.n(), 0.3);
+  }
+  a.resize(p.n());
+  lambda.resize(p.m());
+  AccelerationSolver solver(*p.dae, *ws);
+  return solver.Solve(p.t0, p.q0, v, a, lambda);
+}
+
+}  // namespace
+
+TEST_CASE("every problem's derivatives match central finite differences", "[derivatives]") {
+  for (const auto& [id, params] : AllProblemVariants()) {
+    std::string label = id;
+    for (const auto& [k, v] : params.values()) label += " " + k + "=" + v;
+    SECTION(label) {
+      const Problem p = BuildProblem(id, params);
+      Vector q, v, lambda;
+      PerturbedState(p, q, v, lambda);
+      const DerivativeReport off_manifold = CheckDerivatives(*p.dae, 0.3, q, v, lambda);
+      INFO(label << " off the manifold\n" << off_manifold.Summary());
+      CHECK(off_manifold.ok());
+
+      Vector vc, a, lam;
+      REQUIRE(ConsistentSolution(p, vc, a, lam));
+      const DerivativeReport on_manifold = CheckDerivatives(*p.dae, p.t0, p.q0, vc, lam, &a, &lam);
+      INFO(label << " on a solution\n" << on_manifold.Summary());
+      CHECK(on_manifold.ok());
+    }
+  }
+}
+
+namespace {
+
+// Wraps a correct DAE and corrupts one derivative, to test the checker.
+class CorruptedDae final : public MechanicalDae {
+ public:
+  enum class Fault { kPhiQ, kForceJacobian, kGamma };
+  CorruptedDae(std::shared_ptr<const MechanicalDae> inner, Fault fault)
+      : MechanicalDae(inner->num_coordinates(), inner->num_constraints()),
+        inner_(std::move(inner)),
+        fault_(fault) {}
+  std::unique_ptr<DaeWorkspace> MakeWorkspace() const override { return inner_->MakeWorkspace(); }
+  void CalcPhi(DaeWorkspace& w, double t, ConstVectorRef q, VectorRef o) const override {
+    inner_->CalcPhi(w, t, q, o);
+  }
+  void CalcPhiQ(DaeWorkspace& w, double t, ConstVectorRef q, MatrixRef o) const override {
+    inner_->CalcPhiQ(w, t, q, o);
+    if (fault_ == Fault::kPhiQ) o(0, 0) *= 1.01;  // a 1 % slip in one entry
+  }
+  void CalcPhiT(DaeWorkspace& w, double t, ConstVectorRef q, VectorRef o) const override {
+    inner_->CalcPhiT(w, t, q, o);
+  }
+  void CalcVelocityResidual(DaeWorkspace& w, double t, ConstVectorRef q, ConstVectorRef v,
+                            VectorRef o) const override {
+    inner_->CalcVelocityResidual(w, t, q, v, o);
+  }
+  void CalcGamma(DaeWorkspace& w, double t, ConstVectorRef q, ConstVectorRef v,
+                 VectorRef o) const override {
+    inner_->CalcGamma(w, t, q, v, o);
+    if (fault_ == Fault::kGamma) o *= 2.0;  // the classic "forgot the 1/2" slip
+  }
+  void CalcPhiQDot(DaeWorkspace& w, double t, ConstVectorRef q, ConstVectorRef v,
+                   MatrixRef o) const override {
+    inner_->CalcPhiQDot(w, t, q, v, o);
+  }
+  void CalcReactionStiffness(DaeWorkspace& w, double t, ConstVectorRef q, ConstVectorRef l,
+                             MatrixRef o) const override {
+    inner_->CalcReactionStiffness(w, t, q, l, o);
+  }
+  void CalcMassMatrix(DaeWorkspace& w, ConstVectorRef q, MatrixRef o) const override {
+    inner_->CalcMassMatrix(w, q, o);
+  }
+  void CalcForces(DaeWorkspace& w, double t, ConstVectorRef q, ConstVectorRef v,
+                  VectorRef o) const override {
+    inner_->CalcForces(w, t, q, v, o);
+  }
+  void CalcForceJacobians(DaeWorkspace& w, double t, ConstVectorRef q, ConstVectorRef v,
+                          MatrixRef dq, MatrixRef dv) const override {
+    inner_->CalcForceJacobians(w, t, q, v, dq, dv);
+    if (fault_ == Fault::kForceJacobian) dq = -dq;  // a sign slip
+  }
+  void CalcMassTimesAccelerationJacobian(DaeWorkspace& w, ConstVectorRef q, ConstVectorRef a,
+                                         MatrixRef o) const override {
+    inner_->CalcMassTimesAccelerationJacobian(w, q, a, o);
+  }
+  double CalcEnergy(DaeWorkspace& w, double t, ConstVectorRef q, ConstVectorRef v) const override {
+    return inner_->CalcEnergy(w, t, q, v);
+  }
+  double CalcAppliedPower(DaeWorkspace& w, double t, ConstVectorRef q,
+                          ConstVectorRef v) const override {
+    return inner_->CalcAppliedPower(w, t, q, v);
+  }
+  bool has_constant_mass_matrix() const override { return inner_->has_constant_mass_matrix(); }
+
+ private:
+  std::shared_ptr<const MechanicalDae> inner_;
+  Fault fault_;
+};
+
+// True if exactly the named checks fail.
+bool FailsOnly(const DerivativeReport& r, const std::vector<std::string>& quantities) {
+  for (const auto& c : r.checks) {
+    const bool named =
+        std::find(quantities.begin(), quantities.end(), c.quantity) != quantities.end();
+    if (c.ok() == named) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("the derivative checker catches a wrong derivative", "[derivatives]") {
+  const Problem p = BuildProblem("physical_pendulum", ParameterSet());
+  Vector q, v, lambda;
+  PerturbedState(p, q, v, lambda);
+  REQUIRE(CheckDerivatives(*p.dae, 0.3, q, v, lambda).ok());
+
+  const CorruptedDae wrong_phi_q(p.dae, CorruptedDae::Fault::kPhiQ);
+  const auto r1 = CheckDerivatives(wrong_phi_q, 0.3, q, v, lambda);
+  INFO(r1.Summary());
+  // Phi_q enters the velocity-residual consistency check too.
+  CHECK(FailsOnly(r1, {"Phi_q", "Phi_q v + Phi_t"}));
+
+  // The physical pendulum's forces are constant; the minimal stiff pendulum's are not.
+  ParameterSet minimal;
+  minimal.Set("form", "minimal");
+  const Problem pm = BuildProblem("stiff_pendulum", minimal);
+  Vector qm, vm, lm;
+  PerturbedState(pm, qm, vm, lm);
+  const CorruptedDae wrong_dq(pm.dae, CorruptedDae::Fault::kForceJacobian);
+  const auto r2 = CheckDerivatives(wrong_dq, 0.3, qm, vm, lm);
+  INFO(r2.Summary());
+  CHECK(FailsOnly(r2, {"dQ/dq"}));
+
+  const CorruptedDae wrong_gamma(p.dae, CorruptedDae::Fault::kGamma);
+  const auto r3 = CheckDerivatives(wrong_gamma, 0.3, q, v, lambda);
+  INFO(r3.Summary());
+  CHECK(FailsOnly(r3, {"gamma"}));
+}
+
+}  // namespace mbb
