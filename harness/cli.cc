@@ -361,7 +361,13 @@ int CmdSweep(Args& args) {
     if (static_cast<int>(i % shards) != shard) continue;  // deterministic slice
     items.push_back({sweep.items[i].spec, sweep.items[i].label});
   }
-  for (const auto& item : items) ResolveRun(item.spec);  // validate all before running
+  for (const auto& item : items) {  // validate every run before running any
+    try {
+      ResolveRun(item.spec);
+    } catch (const InputError& e) {
+      throw InputError(file + ": run " + item.stem + ": " + e.what());
+    }
+  }
   if (out.empty()) out = "results/" + sweep.name;
   const std::string name =
       shards > 1 ? sweep.name + " shard " + std::to_string(shard) + "/" + std::to_string(shards)

@@ -1,0 +1,176 @@
+// The result contract (docs/result-schema.md): every key checks read is present, writing
+// is atomic, failures are results, sweeps run in parallel, shard and resume.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "harness/cli.h"
+#include "harness/json_io.h"
+#include "harness/runner.h"
+
+namespace mbb {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+json ReadJson(const fs::path& path) {
+  std::ifstream in(path);
+  return json::parse(in);
+}
+
+fs::path ScratchDir(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("mbbench_test_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+void RequirePath(const json& j, const std::string& dotted) {
+  const json* node = &j;
+  std::string rest = dotted;
+  while (!rest.empty()) {
+    const auto dot = rest.find('.');
+    const std::string key = rest.substr(0, dot);
+    INFO("key " << dotted);
+    REQUIRE(node->is_object());
+    REQUIRE(node->contains(key));
+    node = &(*node)[key];
+    rest = dot == std::string::npos ? "" : rest.substr(dot + 1);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("a result document carries every contract key", "[results]") {
+  RunSpec spec;
+  spec.problem = "planar_pendulum";
+  spec.method = "odeint-rk4";
+  spec.t_end = 1.0;
+  spec.repeats = 2;
+  const json j = json::parse(RunRecordToJson(Execute(spec)));
+  CHECK(j["schema"] == "mbbench.result/1");
+  for (const char* key : {"context.suite_version",
+                          "context.git_commit",
+                          "context.git_dirty",
+                          "context.compiler",
+                          "context.flags",
+                          "context.build_type",
+                          "context.eigen",
+                          "context.sundials",
+                          "context.boost",
+                          "context.cpu",
+                          "context.cores",
+                          "context.date",
+                          "problem.id",
+                          "problem.parameters",
+                          "problem.n",
+                          "problem.m",
+                          "problem.dof",
+                          "method.id",
+                          "method.parameters",
+                          "settings.h",
+                          "settings.t_end",
+                          "settings.rtol",
+                          "settings.atol",
+                          "status",
+                          "message",
+                          "metrics.steps",
+                          "metrics.rhs_evals",
+                          "metrics.jacobian_evals",
+                          "metrics.newton_iterations",
+                          "metrics.factorizations",
+                          "metrics.wall_time_s.min",
+                          "metrics.wall_time_s.median",
+                          "metrics.wall_time_s.max",
+                          "metrics.wall_time_s.repeats",
+                          "metrics.time_per_step_s",
+                          "metrics.constraint_residual.position_max",
+                          "metrics.constraint_residual.velocity_max",
+                          "metrics.constraint_residual.acceleration_max",
+                          "metrics.energy.initial",
+                          "metrics.energy.final",
+                          "metrics.energy.max_abs_drift",
+                          "metrics.energy.max_rel_drift",
+                          "metrics.error.reference",
+                          "metrics.error.position_max_abs",
+                          "metrics.error.position_max_rel",
+                          "metrics.error.scd",
+                          "outputs.x",
+                          "outputs.z",
+                          "final_state.t",
+                          "final_state.q",
+                          "final_state.v"})
+    RequirePath(j, key);
+  CHECK(j["status"] == "ok");
+  CHECK(j["problem"]["dof"] == 1);
+  CHECK(j["settings"]["h"] == 1e-3);
+  CHECK(j["settings"]["rtol"].is_null());  // a fixed-step method uses no tolerance
+  CHECK(j["metrics"]["wall_time_s"]["repeats"] == 2);
+  CHECK(j["final_state"]["t"] == 1.0);
+}
+
+TEST_CASE("a failed run is a result on disk and the exit code is 1", "[results]") {
+  const fs::path dir = ScratchDir("failed");
+  // IDA on the plain index-3 form fails at the first step (TOOLCHAIN.md trap 4).
+  const int code = RunCli({"run", "-p", "planar_pendulum", "-m", "ida", "--set",
+                           "formulation=index3", "--out", dir.string(), "--repeats", "0"});
+  CHECK(code == 1);
+  const json j = ReadJson(dir / "planar_pendulum_ida.json");
+  CHECK(j["status"] == "failed");
+  CHECK_THAT(j["message"].get<std::string>(), Catch::Contains("IDASolve"));
+  CHECK(ReadJson(dir / "index.json")["runs"][0]["status"] == "failed");
+}
+
+TEST_CASE("atomic writes leave no temporary file", "[results]") {
+  const fs::path dir = ScratchDir("atomic");
+  const std::string path = (dir / "a.json").string();
+  WriteFileAtomically(path, "{}\n");
+  WriteFileAtomically(path, "{\"x\": 1}\n");
+  CHECK(ReadJson(path)["x"] == 1);
+  CHECK_FALSE(fs::exists(path + ".tmp"));
+}
+
+TEST_CASE("a sweep runs on two jobs, shards deterministically and resumes", "[results][sweep]") {
+  const fs::path dir = ScratchDir("sweep");
+  const fs::path file = dir / "experiment.json";
+  std::ofstream(file) << R"({"name": "demo", "t_end": 0.5, "repeats": 0,
+    "matrix": {"problems": ["planar_pendulum", "physical_pendulum"],
+               "methods": ["odeint-rk4", "odeint-dopri5"]},
+    "runs": [{"problem": "stiff_pendulum", "method": "odeint-rk4",
+              "param": {"form": "minimal"}, "set": {"h": 0.1}}]})";
+  const fs::path out = dir / "out";
+  REQUIRE(RunCli({"sweep", file.string(), "--jobs", "2", "--out", out.string()}) == 0);
+  const json index = ReadJson(out / "index.json");
+  REQUIRE(index["runs"].size() == 5);
+  for (const auto& run : index["runs"]) {
+    CHECK(run["status"] == "ok");
+    CHECK(fs::exists(out / run["file"].get<std::string>()));
+  }
+  // A rerun keeps the finished results.
+  REQUIRE(RunCli({"sweep", file.string(), "--out", out.string()}) == 0);
+  for (const auto& run : ReadJson(out / "index.json")["runs"])
+    CHECK(run["message"] == "kept from an earlier run");
+
+  // Shards 0/2 and 1/2 partition the runs.
+  REQUIRE(RunCli({"sweep", file.string(), "--shard", "0/2", "--out", (dir / "s").string()}) == 0);
+  REQUIRE(RunCli({"sweep", file.string(), "--shard", "1/2", "--out", (dir / "s").string()}) == 0);
+  CHECK(ReadJson(dir / "s" / "shard-0" / "index.json")["runs"].size() == 3);
+  CHECK(ReadJson(dir / "s" / "shard-1" / "index.json")["runs"].size() == 2);
+}
+
+TEST_CASE("a malformed experiment file exits 2", "[results][sweep]") {
+  const fs::path dir = ScratchDir("bad_sweep");
+  std::ofstream(dir / "typo.json") << R"({"name": "x", "runz": []})";
+  std::ofstream(dir / "broken.json") << R"({"name": )";
+  std::ofstream(dir / "unknown.json") << R"({"runs": [{"problem": "nope", "method": "ida"}]})";
+  CHECK(RunCli({"sweep", (dir / "typo.json").string()}) == 2);
+  CHECK(RunCli({"sweep", (dir / "broken.json").string()}) == 2);
+  CHECK(RunCli({"sweep", (dir / "unknown.json").string()}) == 2);
+  CHECK_THROWS_WITH(ReadSweepFile((dir / "typo.json").string()),
+                    Catch::Contains("typo.json") && Catch::Contains("runz"));
+}
+
+}  // namespace mbb
