@@ -200,7 +200,9 @@ int RunBatch(const std::vector<BatchItem>& items, const std::string& dir, const 
         }
       }
       try {
-        RunRecord record = Execute(item.spec);
+        RunSpec spec = item.spec;
+        spec.progress = true;
+        RunRecord record = Execute(spec);
         WriteRecord(record, dir, item.stem);
         entry.status = ToString(record.status);
         entry.message = record.message;

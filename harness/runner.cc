@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 
 #include "harness/metrics_observer.h"
 #include "problems/constraint_projection.h"
@@ -11,6 +12,34 @@
 namespace mbb {
 
 namespace {
+
+// Forwards to the metrics observer and prints "t = ... of t_end" to stderr every two
+// seconds, so a long run shows it is alive (checked every 64 steps: no clock in tight loops).
+class ProgressObserver final : public StepObserver {
+ public:
+  ProgressObserver(StepObserver& inner, std::string label, double t_end)
+      : inner_(inner), label_(std::move(label)), t_end_(t_end),
+        last_(std::chrono::steady_clock::now()) {}
+  void OnStep(const StepSample& s) override {
+    inner_.OnStep(s);
+    if ((++steps_ & 63) != 0) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_ < std::chrono::seconds(2)) return;
+    last_ = now;
+    std::fprintf(stderr, "  %s: t = %.6g of %.6g (%.0f %%), %ld steps\n", label_.c_str(), s.t,
+                 t_end_, 100.0 * s.t / t_end_, steps_);
+  }
+  bool StopRequested() const override { return inner_.StopRequested(); }
+  std::string StopReason() const override { return inner_.StopReason(); }
+
+ private:
+  StepObserver& inner_;
+  std::string label_;
+  double t_end_;
+  std::chrono::steady_clock::time_point last_;
+  long steps_ = 0;
+};
+
 const std::vector<ParameterSpec>& SettingSpecs() {
   static const std::vector<ParameterSpec> specs = {
       {"h", "", "fixed step size, s", {}},
@@ -97,7 +126,9 @@ RunRecord Execute(const ResolvedRun& run, const RunSpec& spec) {
 
   // Instrumented run: metrics, and the warm-up of the timing protocol.
   MetricsObserver observer(run.problem, reference ? &*reference : nullptr, spec.series);
-  const RunOutcome outcome = method->Run(run.problem, settings, observer);
+  ProgressObserver progress(observer, run.problem.id + " " + run.entry->name, settings.t_end);
+  StepObserver& watched = spec.progress ? static_cast<StepObserver&>(progress) : observer;
+  const RunOutcome outcome = method->Run(run.problem, settings, watched);
   record.status = outcome.status;
   record.message = outcome.message;
   record.counters = outcome.counters;

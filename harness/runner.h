@@ -21,6 +21,7 @@ struct RunSpec {
   bool series = false;
   int repeats = 5;              // timed repeats after the instrumented run
   double time_budget_s = 20.0;  // stop repeating once the repeats took this long
+  bool progress = false;        // print a progress line to stderr every 2 s of a run
 };
 
 /// Default tolerances for adaptive methods: tight enough that the baselines agree to

@@ -1,0 +1,86 @@
+// "Inner loops allocate nothing": counts heap allocations (global operator new) in the
+// calls a step loop makes, after a warm-up call. Its own executable, because it replaces
+// operator new for the whole program.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+#include "methods/common/acceleration_solver.h"
+#include "methods/common/first_order_ode.h"
+#include "problems/constraint_projection.h"
+#include "problems/problem.h"
+
+namespace {
+std::atomic<long> g_allocations{0};
+}  // namespace
+
+void* operator new(std::size_t size) {
+  ++g_allocations;
+  if (void* p = std::malloc(size ? size : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+namespace mbb {
+namespace {
+
+template <class F>
+long AllocationsIn(F&& f) {
+  f();  // warm-up: first calls may size buffers
+  const long before = g_allocations.load();
+  for (int k = 0; k < 10; ++k) f();
+  return g_allocations.load() - before;
+}
+
+}  // namespace
+
+TEST_CASE("DAE evaluations, the acceleration solve and projection do not allocate",
+          "[allocations]") {
+  for (const std::string id : {"stiff_pendulum", "spatial_pendulum", "physical_pendulum"}) {
+    const Problem p = BuildProblem(id, ParameterSet());
+    const MechanicalDae& dae = *p.dae;
+    auto ws = dae.MakeWorkspace();
+    const int n = p.n(), m = p.m();
+    Vector q = p.q0, v = Vector::Constant(n, 0.1), a(n), lambda(m), phi(m), gamma(m), f(n);
+    Matrix phi_q(m, n), k(n, n), dq(n, n), dv(n, n), mass(n, n);
+    INFO(id);
+    CHECK(AllocationsIn([&] {
+            dae.CalcPhi(*ws, 0.1, q, phi);
+            dae.CalcPhiQ(*ws, 0.1, q, phi_q);
+            dae.CalcGamma(*ws, 0.1, q, v, gamma);
+            dae.CalcVelocityResidual(*ws, 0.1, q, v, phi);
+            dae.CalcPhiQDot(*ws, 0.1, q, v, phi_q);
+            dae.CalcReactionStiffness(*ws, 0.1, q, lambda, k);
+            dae.CalcMassMatrix(*ws, q, mass);
+            dae.CalcForces(*ws, 0.1, q, v, f);
+            dae.CalcForceJacobians(*ws, 0.1, q, v, dq, dv);
+            dae.CalcMassTimesAccelerationJacobian(*ws, q, v, k);
+            (void)dae.CalcEnergy(*ws, 0.1, q, v);
+          }) == 0);
+
+    AccelerationSolver solver(dae, *ws);
+    CHECK(AllocationsIn([&] { solver.Solve(0.1, q, v, a, lambda); }) == 0);
+
+    ConstraintProjector projector(dae, *ws);
+    Vector qp = q;
+    CHECK(AllocationsIn([&] {
+            qp = q;
+            qp[0] += 1e-6;
+            projector.ProjectPositions(0.1, qp, 1e-14, 5);
+            projector.ProjectVelocities(0.1, qp, v);
+          }) == 0);
+
+    FirstOrderOde ode(p, OdeFormOptions{});
+    std::vector<double> y(2 * n, 0.0), dydt(2 * n);
+    Eigen::Map<Vector>(y.data(), n) = p.q0;
+    CHECK(AllocationsIn([&] {
+            ode.Rhs(0.1, y.data(), dydt.data());
+            ode.Project(0.1, y.data());
+          }) == 0);
+  }
+}
+
+}  // namespace mbb
