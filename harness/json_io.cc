@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "harness/context.h"
+#include "harness/reference_maker.h"
 
 namespace mbb {
 
@@ -210,6 +211,64 @@ std::string ReadResultStatus(const std::string& path) {
   } catch (const std::exception&) {
     return "";
   }
+}
+
+std::optional<Reference> ReadReferenceFile(const std::string& path, const Problem& problem) {
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  try {
+    const json j = json::parse(in);
+    for (const auto& e : j.at("references")) {
+      if (e.at("parameters").get<std::map<std::string, std::string>>() != problem.parameters)
+        continue;
+      Reference ref;
+      ref.id = e.at("id").get<std::string>();
+      ref.provenance = e.at("provenance").get<std::string>();
+      ref.digits = e.at("digits").get<double>();
+      ref.t_max = e.at("t_max").get<double>();
+      ref.times = e.at("times").get<std::vector<double>>();
+      for (const auto& q : e.at("positions")) {
+        const auto values = q.get<std::vector<double>>();
+        if (static_cast<int>(values.size()) != problem.n())
+          throw InputError(path + ": positions of the wrong size for " + problem.id);
+        ref.positions.push_back(Eigen::Map<const Vector>(values.data(), problem.n()));
+      }
+      if (ref.positions.size() != ref.times.size())
+        throw InputError(path + ": times and positions differ in length");
+      return ref;
+    }
+  } catch (const json::exception& e) {
+    throw InputError(path + ": malformed reference file: " + e.what());
+  }
+  return std::nullopt;
+}
+
+void WriteReferenceEntry(const std::string& path, const TabulatedReference& entry) {
+  json j = {
+      {"schema", "mbbench.reference/1"}, {"problem", entry.problem}, {"references", json::array()}};
+  {
+    std::ifstream in(path);
+    if (in) j = json::parse(in);
+  }
+  const Reference& r = entry.reference;
+  json positions = json::array();
+  for (const auto& q : r.positions)
+    positions.push_back(std::vector<double>(q.data(), q.data() + q.size()));
+  json e = {{"id", r.id},
+            {"parameters", entry.parameters},
+            {"provenance", r.provenance},
+            {"digits", r.digits},
+            {"t_max", r.t_max},
+            {"max_difference_between_methods", entry.max_difference},
+            {"commit", CurrentContext().git_commit},
+            {"times", r.times},
+            {"positions", positions}};
+  json kept = json::array();
+  for (const auto& old : j["references"])
+    if (old.at("parameters") != e["parameters"]) kept.push_back(old);
+  kept.push_back(e);
+  j["references"] = kept;
+  WriteFileAtomically(path, j.dump(1) + "\n");
 }
 
 namespace {

@@ -8,6 +8,7 @@
 
 #include "harness/run_record.h"
 #include "harness/runner.h"
+#include "reference/reference.h"
 
 namespace mbb {
 
@@ -34,6 +35,13 @@ void WriteFileAtomically(const std::string& path, const std::string& text);
 
 /// Status of an existing result file ("" if missing or unreadable): used to resume sweeps.
 std::string ReadResultStatus(const std::string& path);
+
+/// The stored reference in `path` whose parameters equal the problem's, if any (none for a
+/// missing file). Throws InputError naming the file when it is malformed.
+std::optional<Reference> ReadReferenceFile(const std::string& path, const Problem& problem);
+/// Adds (or replaces, for equal parameters) one entry of a reference file.
+struct TabulatedReference;
+void WriteReferenceEntry(const std::string& path, const TabulatedReference& entry);
 
 /// One run of a sweep, as the experiment file states it.
 struct SweepItem {

@@ -6,8 +6,8 @@
 #include <cstdio>
 
 #include "harness/metrics_observer.h"
+#include "harness/reference_maker.h"
 #include "problems/constraint_projection.h"
-#include "reference/reference.h"
 
 namespace mbb {
 
@@ -18,7 +18,9 @@ namespace {
 class ProgressObserver final : public StepObserver {
  public:
   ProgressObserver(StepObserver& inner, std::string label, double t_end)
-      : inner_(inner), label_(std::move(label)), t_end_(t_end),
+      : inner_(inner),
+        label_(std::move(label)),
+        t_end_(t_end),
         last_(std::chrono::steady_clock::now()) {}
   void OnStep(const StepSample& s) override {
     inner_.OnStep(s);
@@ -116,8 +118,7 @@ RunRecord Execute(const ResolvedRun& run, const RunSpec& spec) {
     return record;
   }
 
-  std::string no_reference;
-  const std::optional<Reference> reference = FindReference(run.problem, &no_reference);
+  const std::optional<Reference> reference = FindAnyReference(run.problem);
   RunSettings settings = run.settings;
   if (reference && !reference->evaluate) {
     for (double t : reference->times)

@@ -57,7 +57,11 @@ void ParameterSet::Validate(const std::vector<ParameterSpec>& specs,
                        "' (accepted: " + (known.empty() ? "none" : known) + ")");
     }
     if (spec->choices.empty()) {
-      (void)ParseNumber(value, owner + " parameter " + key);
+      try {
+        (void)ParseNumber(value, key);
+      } catch (const InputError& e) {
+        throw InputError(owner + ": " + e.what());
+      }
     } else {
       bool ok = false;
       std::string list;

@@ -8,6 +8,7 @@
 
 #include "harness/cli.h"
 #include "harness/json_io.h"
+#include "harness/reference_maker.h"
 #include "harness/runner.h"
 
 namespace mbb {
@@ -171,6 +172,31 @@ TEST_CASE("a malformed experiment file exits 2", "[results][sweep]") {
   CHECK(RunCli({"sweep", (dir / "unknown.json").string()}) == 2);
   CHECK_THROWS_WITH(ReadSweepFile((dir / "typo.json").string()),
                     Catch::Contains("typo.json") && Catch::Contains("runz"));
+}
+
+}  // namespace mbb
+
+namespace mbb {
+
+TEST_CASE("stored references lie on the constraint manifold and refuse other parameters",
+          "[reference]") {
+  for (const std::string id : {"spatial_pendulum", "stiff_pendulum"}) {
+    const Problem p = BuildProblem(id, ParameterSet());
+    const auto ref = FindAnyReference(p);
+    REQUIRE(ref);
+    REQUIRE(ref->times.size() == ref->positions.size());
+    CHECK(ref->digits >= 6);
+    auto ws = p.dae->MakeWorkspace();
+    Vector phi(p.m());
+    for (const auto& q : ref->positions) {
+      p.dae->CalcPhi(*ws, 0.0, q, phi);
+      // IDA's GGL form holds Phi = 0 to its Newton tolerance at rtol 1e-12.
+      CHECK(phi.lpNorm<Eigen::Infinity>() < 1e-10);
+    }
+  }
+  ParameterSet other;
+  other.Set("v0", "0.5");
+  CHECK_FALSE(FindAnyReference(BuildProblem("spatial_pendulum", other)));
 }
 
 }  // namespace mbb
