@@ -1,5 +1,6 @@
 #include "harness/cli.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -10,6 +11,7 @@
 
 #include "harness/json_io.h"
 #include "harness/reference_maker.h"
+#include "harness/regression.h"
 #include "harness/runner.h"
 #include "harness/stability.h"
 
@@ -33,6 +35,8 @@ const char* kUsage =
     "              [--h-min A] [--h-max B] [--t-end T] [--criterion growth|finite|bound]\n"
     "              [--factor F] [--bound B] [--precision P] [--out DIR]\n"
     "  mbbench sweep EXPERIMENT.json [--jobs N] [--shard K/N] [--out DIR] [--force]\n"
+    "  mbbench check --baseline DIR [--against DIR]\n"
+    "      rerun (or read from --against) every baseline result and compare\n"
     "  mbbench reference -p PROBLEM [--param k=v ...] [--samples K] [--t-end T]\n"
     "      (re)make the suite's own reference: ida and arkode-erk at rtol 1e-12\n"
     "exit codes: 0 ok, 1 a run failed or was unstable, 2 bad usage or bad input\n";
@@ -380,6 +384,56 @@ int CmdSweep(Args& args) {
   return RunBatch(items, dir, name, jobs, !force);
 }
 
+// Reruns (or reads) every baseline result and reports what changed beyond the tolerances
+// of harness/regression.h. Exit 1 if anything did.
+int CmdCheck(Args& args) {
+  std::string baseline_dir, against;
+  while (!args.done()) {
+    const std::string arg = args.next();
+    if (arg == "--baseline")
+      baseline_dir = args.value(arg);
+    else if (arg == "--against")
+      against = args.value(arg);
+    else
+      throw InputError("check: unknown option '" + arg + "'\n" + kUsage);
+  }
+  if (baseline_dir.empty()) throw InputError("check: needs --baseline DIR");
+  if (!fs::is_directory(baseline_dir))
+    throw InputError("--baseline " + baseline_dir + ": not a directory");
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(baseline_dir))
+    if (e.path().extension() == ".json" && e.path().filename() != "index.json")
+      files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  if (files.empty()) throw InputError("--baseline " + baseline_dir + ": no result files");
+  int failures = 0;
+  for (const auto& file : files) {
+    const BaselineValues baseline = ReadBaselineValues(file);
+    BaselineValues current;
+    if (!against.empty()) {
+      current = ReadBaselineValues(against + "/" + baseline.file);
+    } else {
+      RunSpec spec;
+      spec.problem = baseline.problem;
+      spec.problem_parameters = ParameterSet(baseline.problem_parameters);
+      spec.method = baseline.method;
+      spec.settings = ParameterSet(baseline.method_parameters);
+      if (baseline.h) spec.settings.Set("h", Fmt("%.17g", *baseline.h));
+      if (baseline.rtol) spec.settings.Set("rtol", Fmt("%.17g", *baseline.rtol));
+      if (baseline.atol) spec.settings.Set("atol", Fmt("%.17g", *baseline.atol));
+      spec.t_end = baseline.t_end;
+      spec.repeats = 0;
+      current = BaselineValuesOf(Execute(spec));
+    }
+    const auto findings = CompareWithBaseline(baseline, current);
+    std::printf("%-50s %s\n", baseline.file.c_str(), findings.empty() ? "unchanged" : "CHANGED");
+    for (const auto& f : findings) std::printf("    %s\n", f.what.c_str());
+    failures += findings.empty() ? 0 : 1;
+  }
+  std::printf("%zu baselines, %d changed\n", files.size(), failures);
+  return failures == 0 ? kExitOk : kExitRunsFailed;
+}
+
 int CmdReference(Args& args) {
   RunOptions o;
   int samples = 100;
@@ -418,6 +472,7 @@ int RunCli(const std::vector<std::string>& argv) {
     if (command == "stability") return CmdStability(args);
     if (command == "sweep") return CmdSweep(args);
     if (command == "reference") return CmdReference(args);
+    if (command == "check") return CmdCheck(args);
     if (command == "-h" || command == "--help" || command == "help") {
       std::fputs(kUsage, stdout);
       return kExitOk;

@@ -9,6 +9,7 @@
 
 #include "harness/context.h"
 #include "harness/reference_maker.h"
+#include "harness/regression.h"
 
 namespace mbb {
 
@@ -269,6 +270,66 @@ void WriteReferenceEntry(const std::string& path, const TabulatedReference& entr
   kept.push_back(e);
   j["references"] = kept;
   WriteFileAtomically(path, j.dump(1) + "\n");
+}
+
+namespace {
+
+std::optional<double> OptionalNumber(const json& j) {
+  if (j.is_number()) return j.get<double>();
+  return std::nullopt;
+}
+
+BaselineValues ParseBaselineValues(const json& j, const std::string& where) {
+  try {
+    if (j.value("schema", "") != kResultSchema)
+      throw InputError(where + ": not a " + std::string(kResultSchema) + " document");
+    BaselineValues b;
+    b.problem = j.at("problem").at("id").get<std::string>();
+    b.problem_parameters =
+        j.at("problem").at("parameters").get<std::map<std::string, std::string>>();
+    b.method = j.at("method").at("id").get<std::string>();
+    b.method_parameters = j.at("method").at("parameters").get<std::map<std::string, std::string>>();
+    const json& st = j.at("settings");
+    b.h = OptionalNumber(st.at("h"));
+    b.rtol = OptionalNumber(st.at("rtol"));
+    b.atol = OptionalNumber(st.at("atol"));
+    b.t_end = st.at("t_end").get<double>();
+    b.status = j.at("status").get<std::string>();
+    const json& m = j.at("metrics");
+    b.steps = m.at("steps").get<long>();
+    if (j.at("final_state").is_object())
+      for (const auto& x : j["final_state"].at("q"))
+        b.final_q.push_back(x.is_number() ? x.get<double>() : std::nan(""));
+    for (const auto& [k, v] : j.at("outputs").items())
+      if (v.is_number()) b.outputs[k] = v.get<double>();
+    if (m.contains("error")) b.error_rel = OptionalNumber(m["error"].at("position_max_rel"));
+    b.energy_abs_drift = OptionalNumber(m.at("energy").at("max_abs_drift"));
+    b.position_residual = OptionalNumber(m.at("constraint_residual").at("position_max"));
+    b.velocity_residual = OptionalNumber(m.at("constraint_residual").at("velocity_max"));
+    return b;
+  } catch (const json::exception& e) {
+    throw InputError(where + ": malformed result document: " + e.what());
+  }
+}
+
+}  // namespace
+
+BaselineValues ReadBaselineValues(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path + ": cannot open");
+  json j;
+  try {
+    j = json::parse(in);
+  } catch (const json::exception& e) {
+    throw InputError(path + ": malformed JSON: " + e.what());
+  }
+  BaselineValues b = ParseBaselineValues(j, path);
+  b.file = path.substr(path.find_last_of('/') + 1);
+  return b;
+}
+
+BaselineValues BaselineValuesOf(const RunRecord& record) {
+  return ParseBaselineValues(json::parse(RunRecordToJson(record)), record.problem_id);
 }
 
 namespace {

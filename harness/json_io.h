@@ -43,6 +43,12 @@ std::optional<Reference> ReadReferenceFile(const std::string& path, const Proble
 struct TabulatedReference;
 void WriteReferenceEntry(const std::string& path, const TabulatedReference& entry);
 
+/// The values a regression check compares, read from a result document (InputError naming
+/// the file if it is not one).
+struct BaselineValues;
+BaselineValues ReadBaselineValues(const std::string& path);
+BaselineValues BaselineValuesOf(const RunRecord& record);
+
 /// One run of a sweep, as the experiment file states it.
 struct SweepItem {
   RunSpec spec;

@@ -9,6 +9,7 @@
 #include "harness/cli.h"
 #include "harness/json_io.h"
 #include "harness/reference_maker.h"
+#include "harness/regression.h"
 #include "harness/runner.h"
 
 namespace mbb {
@@ -197,6 +198,43 @@ TEST_CASE("stored references lie on the constraint manifold and refuse other par
   ParameterSet other;
   other.Set("v0", "0.5");
   CHECK_FALSE(FindAnyReference(BuildProblem("spatial_pendulum", other)));
+}
+
+}  // namespace mbb
+
+namespace mbb {
+
+TEST_CASE("the regression check flags changes beyond its tolerances", "[regression]") {
+  BaselineValues base;
+  base.file = "x.json";
+  base.status = "ok";
+  base.steps = 1000;
+  base.final_q = {0.5, -0.25};
+  base.outputs = {{"x", 0.5}};
+  base.error_rel = 1e-8;
+  base.energy_abs_drift = 1e-9;
+  CHECK(CompareWithBaseline(base, base).empty());
+
+  BaselineValues moved = base;
+  moved.final_q[1] += 1e-5;  // 40 ppm: above the 1 ppm tolerance
+  CHECK(CompareWithBaseline(base, moved).size() == 1);
+
+  BaselineValues slower = base;
+  slower.steps = 1100;  // 10 % more steps: above 5 %
+  CHECK(CompareWithBaseline(base, slower).size() == 1);
+
+  BaselineValues worse = base;
+  worse.error_rel = 1e-6;  // 100x the baseline error
+  CHECK(CompareWithBaseline(base, worse).size() == 1);
+
+  BaselineValues failed = base;
+  failed.status = "failed";
+  CHECK_FALSE(CompareWithBaseline(base, failed).empty());
+
+  BaselineValues jitter = base;
+  jitter.final_q[0] *= 1.0 + 1e-9;  // round-off level: unchanged
+  jitter.steps = 1020;
+  CHECK(CompareWithBaseline(base, jitter).empty());
 }
 
 }  // namespace mbb

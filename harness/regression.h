@@ -1,0 +1,46 @@
+// Regression check against committed baselines (`mbbench check`): golden results say
+// "unchanged", not "correct" (SUNDIALS test/answers). A baseline is a result document; the
+// check reruns it (or reads the same-named result from --against) and compares:
+//   status                 equal
+//   final q, outputs       |new - old| <= kAbs + kRel |old|   (kRel 1e-6, kAbs 1e-9): runs
+//                          are deterministic on one machine; across compilers and CPUs
+//                          adaptive step control amplifies round-off differences of ~1e-15
+//                          by the error-control feedback, which stays far below 1e-6 relative
+//                          at the tolerances the baselines use.
+//   steps                  within 5 % (+2 steps): the same argument, for counters
+//   error vs reference,
+//   energy drift,
+//   constraint residuals   not more than 10 x the baseline + 1e-12: a real regression moves
+//                          these by orders of magnitude, round-off does not.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "harness/run_record.h"
+
+namespace mbb {
+
+struct BaselineValues {
+  std::string file;
+  std::string problem, method;
+  std::map<std::string, std::string> problem_parameters, method_parameters;
+  std::optional<double> h, rtol, atol;
+  double t_end = 0.0;
+  std::string status;
+  long steps = 0;
+  std::vector<double> final_q;
+  std::map<std::string, double> outputs;
+  std::optional<double> error_rel, energy_abs_drift, position_residual, velocity_residual;
+};
+
+struct RegressionFinding {
+  std::string file;
+  std::string what;  // key and the two values
+};
+
+/// Compares one new record with its baseline; returns the violations.
+std::vector<RegressionFinding> CompareWithBaseline(const BaselineValues& baseline,
+                                                   const BaselineValues& current);
+
+}  // namespace mbb
