@@ -12,6 +12,7 @@
 #include "harness/json_io.h"
 #include "harness/reference_maker.h"
 #include "harness/regression.h"
+#include "harness/report.h"
 #include "harness/runner.h"
 #include "harness/stability.h"
 
@@ -37,8 +38,9 @@ const char* kUsage =
     "  mbbench sweep EXPERIMENT.json [--jobs N] [--shard K/N] [--out DIR] [--force]\n"
     "  mbbench check --baseline DIR [--against DIR]\n"
     "      rerun (or read from --against) every baseline result and compare\n"
+    "  mbbench report DIR     (report.md + report.html with work-precision plots)\n"
     "  mbbench reference -p PROBLEM [--param k=v ...] [--samples K] [--t-end T]\n"
-    "      (re)make the suite's own reference: ida and arkode-erk at rtol 1e-12\n"
+    "      (re)make the suite's own reference: odeint-dopri5 vs arkode-erk, rtol 1e-13\n"
     "exit codes: 0 ok, 1 a run failed or was unstable, 2 bad usage or bad input\n";
 
 // Minimal argument cursor: options take their value from the next argument.
@@ -473,6 +475,13 @@ int RunCli(const std::vector<std::string>& argv) {
     if (command == "sweep") return CmdSweep(args);
     if (command == "reference") return CmdReference(args);
     if (command == "check") return CmdCheck(args);
+    if (command == "report") {
+      if (args.done()) throw InputError("report: needs a results directory");
+      const std::string dir = args.next();
+      const int count = WriteReport(dir);
+      std::printf("%d results -> %s/report.md, %s/report.html\n", count, dir.c_str(), dir.c_str());
+      return count > 0 ? kExitOk : kExitRunsFailed;
+    }
     if (command == "-h" || command == "--help" || command == "help") {
       std::fputs(kUsage, stdout);
       return kExitOk;

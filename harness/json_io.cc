@@ -1,11 +1,14 @@
 #include "harness/json_io.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 
 #include "harness/context.h"
 #include "harness/reference_maker.h"
@@ -332,6 +335,60 @@ BaselineValues BaselineValuesOf(const RunRecord& record) {
   return ParseBaselineValues(json::parse(RunRecordToJson(record)), record.problem_id);
 }
 
+std::vector<ResultSummary> ReadResultSummaries(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::vector<ResultSummary> out;
+  if (!fs::is_directory(dir)) throw InputError(dir + ": not a directory");
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+    if (entry.path().extension() != ".json") continue;
+    std::ifstream in(entry.path());
+    json j;
+    try {
+      j = json::parse(in);
+    } catch (const json::exception&) {
+      continue;  // not ours
+    }
+    if (!j.is_object() || j.value("schema", "") != kResultSchema) continue;
+    try {
+      ResultSummary r;
+      r.file = fs::relative(entry.path(), dir).string();
+      r.problem = j.at("problem").at("id").get<std::string>();
+      r.problem_parameters =
+          j["problem"].at("parameters").get<std::map<std::string, std::string>>();
+      r.method = j.at("method").at("id").get<std::string>();
+      r.method_parameters = j["method"].at("parameters").get<std::map<std::string, std::string>>();
+      r.status = j.at("status").get<std::string>();
+      r.message = j.value("message", "");
+      r.h = OptionalNumber(j.at("settings").at("h"));
+      r.rtol = OptionalNumber(j["settings"].at("rtol"));
+      const json& m = j.at("metrics");
+      r.steps = m.at("steps").get<long>();
+      if (m.at("wall_time_s").is_object())
+        r.wall_median = OptionalNumber(m["wall_time_s"].at("median"));
+      r.time_per_step = OptionalNumber(m.at("time_per_step_s"));
+      if (m.contains("error")) {
+        r.error_rel = OptionalNumber(m["error"].at("position_max_rel"));
+        r.scd = OptionalNumber(m["error"].at("scd"));
+      }
+      r.energy_rel_drift = OptionalNumber(m.at("energy").at("max_rel_drift"));
+      r.position_residual = OptionalNumber(m.at("constraint_residual").at("position_max"));
+      const json& c = j.at("context");
+      r.cpu = c.value("cpu", "");
+      r.cores = c.value("cores", 0);
+      r.compiler = c.value("compiler", "");
+      r.git_commit = c.value("git_commit", "");
+      r.date = c.value("date", "");
+      out.push_back(std::move(r));
+    } catch (const json::exception& e) {
+      throw InputError(entry.path().string() + ": malformed result document: " + e.what());
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.problem, a.method, a.file) < std::tie(b.problem, b.method, b.file);
+  });
+  return out;
+}
+
 namespace {
 
 ParameterSet ReadAssignments(const json& j, const std::string& where) {
@@ -420,15 +477,31 @@ SweepFile ReadSweepFile(const std::string& path) {
       CheckKeys(mtx, {"problems", "methods", "param", "set"}, where);
       const auto problems = ReadStrings(mtx.value("problems", json::array()), where + ".problems");
       const auto methods = ReadStrings(mtx.value("methods", json::array()), where + ".methods");
+      // "set" values may be arrays: one run per combination (e.g. an rtol sweep for a
+      // work-precision diagram).
+      std::vector<json> set_variants = {json::object()};
+      const json set_spec = mtx.value("set", json::object());
+      for (const auto& [key, value] : set_spec.items()) {
+        std::vector<json> expanded;
+        const json values = value.is_array() ? value : json::array({value});
+        for (const auto& variant : set_variants)
+          for (const auto& v : values) {
+            json next = variant;
+            next[key] = v;
+            expanded.push_back(next);
+          }
+        set_variants = expanded;
+      }
       for (const auto& p : problems)
-        for (const auto& m : methods) {
-          RunSpec spec;
-          spec.problem = p;
-          spec.method = m;
-          spec.problem_parameters = ReadAssignments(mtx.value("param", json()), where + ".param");
-          spec.settings = ReadAssignments(mtx.value("set", json()), where + ".set");
-          add(spec, where);
-        }
+        for (const auto& m : methods)
+          for (const auto& set : set_variants) {
+            RunSpec spec;
+            spec.problem = p;
+            spec.method = m;
+            spec.problem_parameters = ReadAssignments(mtx.value("param", json()), where + ".param");
+            spec.settings = ReadAssignments(set, where + ".set");
+            add(spec, where);
+          }
     }
   } catch (const json::exception& e) {
     throw InputError(path + ": wrong type: " + e.what());

@@ -49,6 +49,20 @@ struct BaselineValues;
 BaselineValues ReadBaselineValues(const std::string& path);
 BaselineValues BaselineValuesOf(const RunRecord& record);
 
+/// What a report shows of one result document.
+struct ResultSummary {
+  std::string file, problem, method, status, message;
+  std::map<std::string, std::string> problem_parameters, method_parameters;
+  std::optional<double> h, rtol, wall_median, time_per_step, error_rel, scd, energy_rel_drift,
+      position_residual;
+  long steps = 0;
+  std::string cpu, compiler, git_commit, date;
+  int cores = 0;
+};
+/// Reads every mbbench.result/1 document under `dir` (recursively, shards included);
+/// files of other schemas are skipped.
+std::vector<ResultSummary> ReadResultSummaries(const std::string& dir);
+
 /// One run of a sweep, as the experiment file states it.
 struct SweepItem {
   RunSpec spec;

@@ -156,6 +156,14 @@ TEST_CASE("a sweep runs on two jobs, shards deterministically and resumes", "[re
   for (const auto& run : ReadJson(out / "index.json")["runs"])
     CHECK(run["message"] == "kept from an earlier run");
 
+  // The report merges the results into one Markdown and one HTML page.
+  REQUIRE(RunCli({"report", out.string()}) == 0);
+  std::ifstream md(out / "report.md");
+  const std::string text((std::istreambuf_iterator<char>(md)), std::istreambuf_iterator<char>());
+  CHECK_THAT(text, Catch::Contains("## planar_pendulum") && Catch::Contains("## stiff_pendulum") &&
+                       Catch::Contains("odeint-dopri5"));
+  CHECK(fs::exists(out / "report.html"));
+
   // Shards 0/2 and 1/2 partition the runs.
   REQUIRE(RunCli({"sweep", file.string(), "--shard", "0/2", "--out", (dir / "s").string()}) == 0);
   REQUIRE(RunCli({"sweep", file.string(), "--shard", "1/2", "--out", (dir / "s").string()}) == 0);
