@@ -168,14 +168,29 @@ std::string SeriesToCsv(const RunRecord& r, const std::vector<std::string>& outp
   for (int i = 0; i < r.n; ++i) out << ",q" << i;
   for (int i = 0; i < r.n; ++i) out << ",v" << i;
   for (const auto& name : output_names) out << "," << name;
-  out << ",position_residual,velocity_residual,energy_balance\n";
+  out << ",position_residual,velocity_residual,energy_balance";
+  // Appended columns: the acceleration constraint residual and the multipliers, where the
+  // method reports them (empty cells otherwise).
+  const bool multipliers = std::any_of(r.series.begin(), r.series.end(),
+                                       [](const SeriesRow& row) { return !row.lambda.empty(); });
+  out << ",acceleration_residual";
+  if (multipliers)
+    for (int i = 0; i < r.m; ++i) out << ",lambda" << i;
+  out << "\n";
   for (const auto& row : r.series) {
     out << row.t;
     for (double x : row.q) out << "," << x;
     for (double x : row.v) out << "," << x;
     for (double x : row.outputs) out << "," << x;
     out << "," << row.position_residual << "," << row.velocity_residual << "," << row.energy_balance
-        << "\n";
+        << ",";
+    if (!std::isnan(row.acceleration_residual)) out << row.acceleration_residual;
+    if (multipliers)
+      for (int i = 0; i < r.m; ++i) {
+        out << ",";
+        if (i < static_cast<int>(row.lambda.size())) out << row.lambda[i];
+      }
+    out << "\n";
   }
   return out.str();
 }

@@ -29,7 +29,7 @@ MetricsObserver::MetricsObserver(const Problem& problem, const Reference* refere
 
 void MetricsObserver::OnStep(const StepSample& s) {
   const MechanicalDae& dae = *problem_.dae;
-  double pos_res = 0.0, vel_res = 0.0;
+  double pos_res = 0.0, vel_res = 0.0, acc_res = std::numeric_limits<double>::quiet_NaN();
   if (problem_.m() > 0) {
     dae.CalcPhi(*ws_, s.t, s.q, phi_);
     dae.CalcVelocityResidual(*ws_, s.t, s.q, s.v, velocity_residual_);
@@ -40,6 +40,7 @@ void MetricsObserver::OnStep(const StepSample& s) {
       dae.CalcGamma(*ws_, s.t, s.q, s.v, gamma_);
       accel_residual_.noalias() = phi_q_ * (*s.a) - gamma_;
       const double acc = accel_residual_.lpNorm<Eigen::Infinity>();
+      acc_res = acc;
       metrics_.acceleration_residual_max =
           std::max(metrics_.acceleration_residual_max.value_or(0.0), acc);
     }
@@ -89,6 +90,8 @@ void MetricsObserver::OnStep(const StepSample& s) {
     row.position_residual = pos_res;
     row.velocity_residual = vel_res;
     row.energy_balance = balance;
+    row.acceleration_residual = acc_res;
+    if (s.lambda) row.lambda.assign(s.lambda->data(), s.lambda->data() + s.lambda->size());
     series_.push_back(std::move(row));
   }
 

@@ -41,6 +41,8 @@ struct SeriesRow {
   double t;
   std::vector<double> q, v, outputs;
   double position_residual, velocity_residual, energy_balance;
+  double acceleration_residual;  // NaN if the method does not report a
+  std::vector<double> lambda;    // empty if the method does not report multipliers
 };
 
 struct RunRecord {

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "methods/method.h"
+#include "methods/newmark/newmark_methods.h"
 #include "methods/odeint/odeint_methods.h"
 #include "methods/sundials/sundials_methods.h"
 
@@ -12,7 +13,8 @@ namespace mbb {
 const std::vector<MethodEntry>& MethodRegistry() {
   static const std::vector<MethodEntry> registry = [] {
     std::vector<MethodEntry> entries;
-    for (auto family : {IdaMethodEntries, ArkodeMethodEntries, OdeintMethodEntries})
+    for (auto family :
+         {IdaMethodEntries, ArkodeMethodEntries, OdeintMethodEntries, NewmarkMethodEntries})
       for (auto& entry : family()) entries.push_back(std::move(entry));
     std::sort(entries.begin(), entries.end(),
               [](const auto& a, const auto& b) { return a.name < b.name; });

@@ -8,6 +8,7 @@
 
 namespace mbb {
 
+ProblemEntry DoublePendulumEntry();
 ProblemEntry PhysicalPendulumEntry();
 ProblemEntry PlanarPendulumEntry();
 ProblemEntry SpatialPendulumEntry();

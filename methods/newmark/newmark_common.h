@@ -1,0 +1,61 @@
+// Shared pieces of the Newmark family of paper 001 (Newmark 1959; paper 001 eqs. 11, 25-26):
+//
+//   q_{n+1} = q_n + h v_n + h^2 ((1/2 - beta) a_n + beta a_{n+1})
+//   v_{n+1} = v_n + h ((1 - gamma) a_n + gamma a_{n+1})
+//
+// Paper 001 calls gamma "alpha". Presets (`scheme`): trapezoidal (1/2, 1/4), fox-goodwin
+// (1/2, 1/12), linear-acceleration (1/2, 1/6); explicit `gamma`/`beta` override the preset.
+// The linear stability limit of eq. (26) (eq. (11) for several frequencies; the paper's
+// text cites eq. (10) by mistake) is h <= (1/omega_max) sqrt(1 / (gamma/2 - beta)); the
+// scheme is unconditionally stable for gamma >= 1/2 and beta >= gamma/2 (the paper's
+// condition beta > 0.5 alpha, with the inequality sign fixed as REPRODUCTION.md notes).
+#pragma once
+
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <Eigen/Eigenvalues>
+
+#include "methods/method.h"
+
+namespace mbb {
+
+struct NewmarkParameters {
+  double gamma = 0.5;
+  double beta = 0.25;
+  std::string scheme = "trapezoidal";
+  double tol = 1e-10;       // Newton: relative change of q, v and a
+  int max_iterations = 25;  // Newton iterations per step
+
+  /// Reads scheme/gamma/beta/tol/max_iterations; throws InputError on bad values.
+  /// `require_positive_beta` for displacement-based schemes that divide by beta.
+  static NewmarkParameters FromParameters(const ParameterSet& p, bool require_positive_beta);
+  /// The parameter specs (scheme, gamma, beta, tol, max_iterations).
+  static std::vector<ParameterSpec> Specs();
+};
+
+/// Eq. (26): the largest stable step for the frequency omega (rad/s), or +inf if the scheme
+/// is unconditionally stable (gamma >= 1/2, beta >= gamma/2) or omega <= 0.
+double NewmarkStabilityLimit(double omega, double gamma, double beta);
+
+/// Largest natural frequency sqrt(max |eig(M^-1 K)|) of a linearised system M x'' + K x = 0
+/// (section 5: the reduced M_R and K_R of the system actually integrated). Storage is
+/// allocated at construction for size k; Compute() does not allocate.
+class FrequencyEstimator {
+ public:
+  explicit FrequencyEstimator(int k) : llt_(k), a_(k, k), eig_(k) {}
+  /// NaN if M is not symmetric positive definite.
+  double Compute(const Matrix& mass, const Matrix& stiffness);
+
+ private:
+  Eigen::LLT<Matrix> llt_;
+  Matrix a_;
+  Eigen::EigenSolver<Matrix> eig_;
+};
+
+/// Records omega_max and h_stability_limit_predicted (eq. 26) in `metrics`.
+void ReportStabilityMetrics(double omega_max, double gamma, double beta,
+                            std::map<std::string, double>& metrics);
+
+}  // namespace mbb

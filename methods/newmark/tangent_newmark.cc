@@ -1,0 +1,424 @@
+// Tangent-manifold Newmark: paper 001, section 5 (eqs. 32-58, flowchart Fig. 11).
+//
+// Each step integrates, with the Newmark formulas (newmark_common.h), the minimal
+// coordinates alpha of the constraint manifold linearised at the current iterate
+// (x0, x0', x0'') of the state at t + h, so that the position, velocity and acceleration
+// constraints are all met at convergence. One iteration:
+//   1. H = Phi_q(x0), its rank-revealing QR H^T P = [Q1 Q2] R; N_H = Q2 (orthonormal null
+//      space; N_G = N_H since forces and constraints use the same coordinates).
+//      H' = d/dt Phi_q (= d(Phi_q v + Phi_t)/dq), H'' = d(Phi_q a - gamma)/dq.
+//   2. Minimum-norm particular solutions (paper: "minimal norm values", least squares for
+//      redundant constraints) of eqs. (33), (39), (40), (46), (47):
+//        H x_p    = H x0 - Phi(x0)                                                  (33)
+//        H x'_p   = -(Phi_q v0 + Phi_t) + H v0 + H' (x0 - x_p)                       (39)
+//        H X'_p   = -H' N_H                                                         (40)
+//        H x''_p  = -(H a0 - gamma) + H a0 + H'' (x0 - x_p) + 2 H' (v0 - x'_p)       (46)
+//        H X''_p1 = -2 H' X'_p - H'' N_H                                            (47)
+//      and X'_p2 = 2 X'_p (49), so that (34), (38), (45):
+//        x = x_p + N a,  x' = x'_p + N a' + X'_p a,  x'' = x''_p + X''_p1 a + X'_p2 a' + N a''.
+//   3. The state at t projected into this linearisation by least squares, eqs. (56)-(58)
+//      (N_H orthonormal, so the least-squares solution is a product with N_H^T).
+//   4. Newmark in alpha with alpha''(t + h) unknown, and the equilibrium linearised at the
+//      iterate and premultiplied by N_G^T, eq. (52):
+//        N^T [R0 + K (x - x0) + C (x' - v0) + M (x'' - a0)] = 0,
+//        R0 = M a0 - Q + Phi_q^T lambda0,  K = d(M a)/dq - dQ/dq + d(Phi_q^T lambda0)/dq,
+//        C = -dQ/dv,
+//      which is eq. (52) with M_R = N^T M N, C_R = N^T C N + 2 N^T M X'_p and
+//      K_R = N^T K N + N^T C X'_p + N^T M X''_p1. The reaction stiffness
+//      d(Phi_q^T lambda)/dq is the part of the linearised G_L^T lambda that N_G^T does not
+//      remove (the sentence after eq. 52); lambda0 is the least-squares multiplier of the
+//      iterate (Phi_q^T lambda = Q - M a).
+//   5. New iterate from (34), (38), (45); repeat until the change of x, x', x'' is below
+//      `tol` (relative), Fig. 11.
+// omega_max over the run is the largest natural frequency of (M_R, K_R) at the converged
+// iterates (section 5), and h_stability_limit_predicted follows from eq. (26).
+//
+// Choices not fixed by the paper: the derivative of gamma with respect to q (third
+// derivatives of Phi) in H'' is taken by central differences of gamma; it enters only the
+// iteration matrix and the particular solutions' dependence on the iterate, not the
+// converged step (at convergence the linearisation point is the solution). The multiplier
+// reported is the least-squares one of the last iterate; for redundant constraints it is a
+// basic (not minimum-norm) least-squares solution.
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "methods/common/acceleration_solver.h"
+#include "methods/fixed_step_method.h"
+#include "methods/newmark/newmark_common.h"
+#include "methods/newmark/newmark_methods.h"
+
+namespace mbb {
+namespace {
+
+struct TangentWorkspace : FixedStepWorkspace {
+  TangentWorkspace(const Problem& p, int n, int m)
+      : dae(*p.dae),
+        ws(dae.MakeWorkspace()),
+        n(n),
+        m(m),
+        mass(n, n),
+        dq(n, n),
+        dv(n, n),
+        dma(n, n),
+        reaction(n, n),
+        stiffness(n, n),
+        h_mat(m, n),
+        h_t(n, m),
+        h_dot(m, n),
+        h_ddot(m, n),
+        dgamma_dq(m, n),
+        qr(n, m),
+        q_full(n, n),
+        xd_p_mat(n, n),
+        xdd_p1_mat(n, n),
+        dx(n, n),
+        dxd(n, n),
+        dxdd(n, n),
+        work_nn(n, n),
+        work_mn(m, n),
+        forces(n),
+        x_p(n),
+        xd_p(n),
+        xdd_p(n),
+        residual(n),
+        x0(n),
+        v0(n),
+        a0(n),
+        x1(n),
+        v1(n),
+        a1(n),
+        lambda0(m),
+        vec_m(m),
+        vec_m2(m),
+        vec_n(n),
+        q_pert(n),
+        hh_work(n),
+        alpha(n),
+        alpha_d(n),
+        alpha_dd(n),
+        alpha_pred(n),
+        alpha_d_pred(n),
+        rhs_k(n) {}
+  const MechanicalDae& dae;
+  std::unique_ptr<DaeWorkspace> ws;
+  int n, m, rank = 0, k = 0;
+  Matrix mass, dq, dv, dma, reaction, stiffness;
+  Matrix h_mat, h_t, h_dot, h_ddot, dgamma_dq;
+  Eigen::ColPivHouseholderQR<Matrix> qr;
+  Matrix q_full, xd_p_mat, xdd_p1_mat, dx, dxd, dxdd, work_nn, work_mn;
+  Vector forces, x_p, xd_p, xdd_p, residual, x0, v0, a0, x1, v1, a1, lambda0;
+  Vector vec_m, vec_m2, vec_n, q_pert, hh_work;
+  Vector alpha, alpha_d, alpha_dd, alpha_pred, alpha_d_pred, rhs_k;
+  // Rank-dependent (k x k); reallocated only when the rank changes.
+  Matrix reduced, reduced_mass, reduced_stiffness;
+  Eigen::PartialPivLU<Matrix> reduced_lu;
+  std::unique_ptr<FrequencyEstimator> frequency;
+  double omega_max = 0.0;
+  bool omega_valid = true;
+
+  auto null_space() { return q_full.rightCols(k); }  // N_H
+  auto range() { return q_full.leftCols(rank); }     // Q1
+
+  // QR of H^T at (t, x0); sets rank, k, Q = [Q1 N_H].
+  void Factor() {
+    if (m == 0) {
+      rank = 0;
+    } else {
+      h_t = h_mat.transpose();
+      qr.compute(h_t);
+      rank = static_cast<int>(qr.rank());
+      qr.householderQ().evalTo(q_full, hh_work);
+    }
+    if (m == 0) q_full.setIdentity();
+    if (n - rank != k || !frequency) {
+      k = n - rank;
+      reduced.resize(k, k);
+      reduced_mass.resize(k, k);
+      reduced_stiffness.resize(k, k);
+      reduced_lu = Eigen::PartialPivLU<Matrix>(k);
+      frequency = std::make_unique<FrequencyEstimator>(k);
+    }
+  }
+
+  // Minimum-norm solution of H X = B (B: m x c), eq. (33)-(47) particular solutions:
+  // H = P R^T Q^T, so X = Q1 R11^-T (P^T B)_{1:r}.
+  template <class In, class Out>
+  void SolveMinimumNorm(const In& b, Out&& x) {
+    const Eigen::Index c = b.cols();
+    if (rank == 0) {
+      x.setZero();
+      return;
+    }
+    auto tmp = work_mn.leftCols(c);
+    tmp.noalias() = qr.colsPermutation().transpose() * b;
+    qr.matrixQR()
+        .topLeftCorner(rank, rank)
+        .transpose()
+        .template triangularView<Eigen::Lower>()
+        .solveInPlace(tmp.topRows(rank));
+    x.noalias() = range() * tmp.topRows(rank);
+  }
+
+  // Least-squares multiplier of H^T lambda = b (n): lambda = P [R11^-1 Q1^T b; 0].
+  void SolveMultiplier(const Vector& b, Vector& lambda) {
+    if (m == 0) return;
+    vec_m.setZero();
+    if (rank > 0) {
+      vec_m.head(rank).noalias() = range().transpose() * b;
+      qr.matrixQR()
+          .topLeftCorner(rank, rank)
+          .triangularView<Eigen::Upper>()
+          .solveInPlace(vec_m.head(rank));
+    }
+    lambda.noalias() = qr.colsPermutation() * vec_m;
+  }
+};
+
+class TangentNewmark final : public FixedStepMethod {
+ public:
+  explicit TangentNewmark(const ParameterSet& p)
+      : params_(NewmarkParameters::FromParameters(p, false)) {}
+
+ protected:
+  std::unique_ptr<FixedStepWorkspace> Begin(const Problem& problem, double, FixedStepState& s,
+                                            WorkCounters& counters,
+                                            std::string& error) const override {
+    auto w = std::make_unique<TangentWorkspace>(problem, problem.n(), problem.m());
+    AccelerationSolver solver(w->dae, *w->ws);
+    if (!solver.Solve(s.t, s.q, s.v, s.a, s.lambda)) {
+      error = "no consistent initial acceleration (mass singular on the tangent space)";
+      return nullptr;
+    }
+    ++counters.rhs_evals;
+    s.has_acceleration = true;
+    s.has_multipliers = problem.m() > 0;
+    return w;
+  }
+
+  StepStatus Step(FixedStepWorkspace& workspace, double h, FixedStepState& s,
+                  WorkCounters& counters) const override {
+    auto& w = static_cast<TangentWorkspace&>(workspace);
+    const double t1 = s.t + h;
+    const double eps = std::numeric_limits<double>::epsilon();
+    // Starting iterate: Taylor predictor.
+    w.x0.noalias() = s.q + h * s.v + (0.5 * h * h) * s.a;
+    w.v0.noalias() = s.v + h * s.a;
+    w.a0 = s.a;
+    for (int iter = 0; iter < params_.max_iterations; ++iter) {
+      if (!Iterate(w, h, t1, s, counters)) return StepStatus::Failed("singular reduced system");
+      const double dx = (w.x1 - w.x0).lpNorm<Eigen::Infinity>();
+      const double dv = (w.v1 - w.v0).lpNorm<Eigen::Infinity>();
+      const double da = (w.a1 - w.a0).lpNorm<Eigen::Infinity>();
+      const double tol = params_.tol;
+      const bool converged =
+          dx <= tol * (1.0 + w.x1.lpNorm<Eigen::Infinity>()) &&
+          dv <= tol * (1.0 + w.v1.lpNorm<Eigen::Infinity>()) + 1e3 * eps * dx / h &&
+          da <= tol * (1.0 + w.a1.lpNorm<Eigen::Infinity>()) + 1e3 * eps * dx / (h * h);
+      w.x0 = w.x1;
+      w.v0 = w.v1;
+      w.a0 = w.a1;
+      if (!w.x0.allFinite() || !w.v0.allFinite() || !w.a0.allFinite())
+        return StepStatus::Failed("non-finite iterate");
+      if (converged) {
+        s.q = w.x1;
+        s.v = w.v1;
+        s.a = w.a1;
+        if (w.m > 0) s.lambda = w.lambda0;
+        TrackFrequency(w);
+        return StepStatus::Ok();
+      }
+    }
+    return StepStatus::Failed("tangent Newmark iteration did not converge in " +
+                              std::to_string(params_.max_iterations) + " iterations");
+  }
+
+  void Finish(FixedStepWorkspace& workspace, std::map<std::string, double>& m) const override {
+    auto& w = static_cast<TangentWorkspace&>(workspace);
+    if (w.omega_valid) ReportStabilityMetrics(w.omega_max, params_.gamma, params_.beta, m);
+  }
+
+ private:
+  // One pass of Fig. 11 at the iterate (x0, v0, a0); writes the next iterate to x1, v1, a1.
+  bool Iterate(TangentWorkspace& w, double h, double t1, const FixedStepState& s,
+               WorkCounters& counters) const {
+    const double beta = params_.beta, gamma = params_.gamma;
+    const MechanicalDae& dae = w.dae;
+    DaeWorkspace& ws = *w.ws;
+    ++counters.newton_iterations, ++counters.jacobian_evals, ++counters.rhs_evals;
+
+    // Dynamics at the iterate: M, Q, dQ/dq, dQ/dv, d(Ma)/dq.
+    dae.CalcMassMatrix(ws, w.x0, w.mass);
+    dae.CalcForces(ws, t1, w.x0, w.v0, w.forces);
+    dae.CalcForceJacobians(ws, t1, w.x0, w.v0, w.dq, w.dv);
+    dae.CalcMassTimesAccelerationJacobian(ws, w.x0, w.a0, w.dma);
+
+    // 1. Linearised constraints (eq. 32-33), factorisation and null space N_H.
+    if (w.m > 0) dae.CalcPhiQ(ws, t1, w.x0, w.h_mat);
+    w.Factor();
+    ++counters.factorizations;
+    const int k = w.k;
+    auto null_space = w.null_space();
+
+    // Least-squares multiplier of the iterate: Phi_q^T lambda = Q - M a.
+    w.residual.noalias() = w.forces - w.mass * w.a0;
+    w.SolveMultiplier(w.residual, w.lambda0);
+    if (w.m > 0) {
+      dae.CalcReactionStiffness(ws, t1, w.x0, w.lambda0, w.reaction);
+    } else {
+      w.reaction.setZero();
+    }
+    // K = d(Ma)/dq - dQ/dq + d(Phi_q^T lambda)/dq (the reaction stiffness, after eq. 52).
+    w.stiffness = w.dma - w.dq + w.reaction;
+
+    if (w.m > 0) {
+      // H' = d(Phi_q v + Phi_t)/dq = Phi_qq v + Phi_qt (eq. 35).
+      dae.CalcPhiQDot(ws, t1, w.x0, w.v0, w.h_dot);
+      // H'' = d(Phi_q a - gamma)/dq = Phi_qq a - dgamma/dq (eq. 41).
+      dae.CalcPhiQDot(ws, t1, w.x0, w.a0, w.h_ddot);
+      w.vec_n.setZero();
+      dae.CalcPhiQDot(ws, t1, w.x0, w.vec_n, w.dgamma_dq);  // Phi_qt
+      w.h_ddot -= w.dgamma_dq;
+      w.q_pert = w.x0;
+      for (int j = 0; j < w.n; ++j) {  // dgamma/dq by central differences (header comment)
+        const double step =
+            std::cbrt(std::numeric_limits<double>::epsilon()) * (1.0 + std::abs(w.x0[j]));
+        w.q_pert[j] = w.x0[j] + step;
+        dae.CalcGamma(ws, t1, w.q_pert, w.v0, w.vec_m);
+        w.q_pert[j] = w.x0[j] - step;
+        dae.CalcGamma(ws, t1, w.q_pert, w.v0, w.vec_m2);
+        w.q_pert[j] = w.x0[j];
+        w.dgamma_dq.col(j) = (w.vec_m - w.vec_m2) / (2.0 * step);
+      }
+      w.h_ddot -= w.dgamma_dq;
+    }
+
+    // 2. Particular solutions.
+    auto xd_p_mat = w.xd_p_mat.leftCols(k);
+    auto xdd_p1_mat = w.xdd_p1_mat.leftCols(k);
+    if (w.m > 0) {
+      dae.CalcPhi(ws, t1, w.x0, w.vec_m);
+      w.vec_m2.noalias() = w.h_mat * w.x0 - w.vec_m;  // b_L, eq. (33)
+      w.SolveMinimumNorm(w.vec_m2, w.x_p);
+      // eq. (39): the velocity residual is Phi_q v0 + Phi_t at the iterate.
+      dae.CalcVelocityResidual(ws, t1, w.x0, w.v0, w.vec_m);
+      w.vec_n = w.x0 - w.x_p;
+      w.vec_m2.noalias() = w.h_mat * w.v0 - w.vec_m;
+      w.vec_m2.noalias() += w.h_dot * w.vec_n;
+      w.SolveMinimumNorm(w.vec_m2, w.xd_p);
+      // eq. (40)
+      {
+        Matrix& rhs = w.dxdd;  // scratch n x n; its top m rows hold the right-hand side
+        rhs.topLeftCorner(w.m, k).noalias() = -w.h_dot * null_space;
+        w.SolveMinimumNorm(rhs.topLeftCorner(w.m, k), xd_p_mat);
+        // eq. (46): acceleration residual H a0 - gamma at the iterate.
+        dae.CalcGamma(ws, t1, w.x0, w.v0, w.vec_m);
+        w.vec_m2 = w.vec_m;  // -(H a0 - gamma) + H a0 = gamma
+        w.vec_m2.noalias() += w.h_ddot * w.vec_n;
+        w.vec_n = w.v0 - w.xd_p;
+        w.vec_m2.noalias() += 2.0 * w.h_dot * w.vec_n;
+        w.SolveMinimumNorm(w.vec_m2, w.xdd_p);
+        // eq. (47)
+        rhs.topLeftCorner(w.m, k).noalias() = -2.0 * w.h_dot * xd_p_mat;
+        rhs.topLeftCorner(w.m, k).noalias() -= w.h_ddot * null_space;
+        w.SolveMinimumNorm(rhs.topLeftCorner(w.m, k), xdd_p1_mat);
+      }
+    } else {
+      w.x_p.setZero();
+      w.xd_p.setZero();
+      w.xdd_p.setZero();
+      xd_p_mat.setZero();
+      xdd_p1_mat.setZero();
+    }
+
+    // 3. State at t projected into the linearisation, eqs. (56)-(58), least squares.
+    auto alpha = w.alpha.head(k);
+    auto alpha_d = w.alpha_d.head(k);
+    auto alpha_dd = w.alpha_dd.head(k);
+    w.vec_n = s.q - w.x_p;
+    alpha.noalias() = null_space.transpose() * w.vec_n;  // eq. (56)
+    w.vec_n = s.v - w.xd_p;
+    w.vec_n.noalias() -= xd_p_mat * alpha;
+    alpha_d.noalias() = null_space.transpose() * w.vec_n;  // eq. (57)
+    w.vec_n = s.a - w.xdd_p;
+    w.vec_n.noalias() -= xdd_p1_mat * alpha;
+    w.vec_n.noalias() -= 2.0 * xd_p_mat * alpha_d;          // X'_p2 = 2 X'_p, eq. (49)
+    alpha_dd.noalias() = null_space.transpose() * w.vec_n;  // eq. (58)
+
+    // 4. Newmark in alpha: alpha1 = alpha_pred + beta h^2 alpha1'', alpha1' = alpha_d_pred +
+    //    gamma h alpha1''.
+    auto alpha_pred = w.alpha_pred.head(k);
+    auto alpha_d_pred = w.alpha_d_pred.head(k);
+    alpha_pred.noalias() = alpha + h * alpha_d + ((0.5 - beta) * h * h) * alpha_dd;
+    alpha_d_pred.noalias() = alpha_d + ((1.0 - gamma) * h) * alpha_dd;
+    // State at alpha1'' = 0 (eqs. 34, 38, 45) into x1, v1, a1.
+    w.x1 = w.x_p;
+    w.x1.noalias() += null_space * alpha_pred;
+    w.v1 = w.xd_p;
+    w.v1.noalias() += null_space * alpha_d_pred;
+    w.v1.noalias() += xd_p_mat * alpha_pred;
+    w.a1 = w.xdd_p;
+    w.a1.noalias() += xdd_p1_mat * alpha_pred;
+    w.a1.noalias() += 2.0 * xd_p_mat * alpha_d_pred;
+    // Derivatives with respect to alpha1''.
+    auto dx = w.dx.leftCols(k);
+    auto dxd = w.dxd.leftCols(k);
+    auto dxdd = w.dxdd.leftCols(k);
+    dx = (beta * h * h) * null_space;
+    dxd = (gamma * h) * null_space + (beta * h * h) * xd_p_mat;
+    dxdd = null_space + (2.0 * gamma * h) * xd_p_mat + (beta * h * h) * xdd_p1_mat;
+    // Linearised equilibrium premultiplied by N_G^T, eq. (52).
+    w.residual.noalias() = w.mass * w.a0 - w.forces;  // N^T Phi_q^T lambda0 = 0
+    w.vec_n = w.x1 - w.x0;
+    w.residual.noalias() += w.stiffness * w.vec_n;
+    w.vec_n = w.v1 - w.v0;
+    w.residual.noalias() -= w.dv * w.vec_n;  // C = -dQ/dv
+    w.vec_n = w.a1 - w.a0;
+    w.residual.noalias() += w.mass * w.vec_n;
+    auto rhs_k = w.rhs_k.head(k);
+    rhs_k.noalias() = -(null_space.transpose() * w.residual);
+    auto work = w.work_nn.leftCols(k);
+    work.noalias() = w.stiffness * dx;
+    work.noalias() -= w.dv * dxd;
+    work.noalias() += w.mass * dxdd;
+    w.reduced.noalias() = null_space.transpose() * work;
+    w.reduced_lu.compute(w.reduced);
+    alpha_dd.noalias() = w.reduced_lu.solve(rhs_k);  // alpha1''
+    if (!alpha_dd.allFinite()) return false;
+
+    // 5. Next iterate.
+    w.x1.noalias() += dx * alpha_dd;
+    w.v1.noalias() += dxd * alpha_dd;
+    w.a1.noalias() += dxdd * alpha_dd;
+    return true;
+  }
+
+  // Section 5: M_R = N^T M N, K_R = N^T K N + N^T C X'_p + N^T M X''_p1 at the iterate.
+  void TrackFrequency(TangentWorkspace& w) const {
+    const int k = w.k;
+    auto null_space = w.null_space();
+    auto work = w.work_nn.leftCols(k);
+    work.noalias() = w.mass * null_space;
+    w.reduced_mass.noalias() = null_space.transpose() * work;
+    work.noalias() = w.stiffness * null_space;
+    work.noalias() -= w.dv * w.xd_p_mat.leftCols(k);
+    work.noalias() += w.mass * w.xdd_p1_mat.leftCols(k);
+    w.reduced_stiffness.noalias() = null_space.transpose() * work;
+    const double omega = w.frequency->Compute(w.reduced_mass, w.reduced_stiffness);
+    if (std::isfinite(omega)) {
+      w.omega_max = std::max(w.omega_max, omega);
+    } else {
+      w.omega_valid = false;
+    }
+  }
+
+  NewmarkParameters params_;
+};
+
+}  // namespace
+
+std::unique_ptr<Method> MakeTangentNewmark(const ParameterSet& p) {
+  return std::make_unique<TangentNewmark>(p);
+}
+
+}  // namespace mbb

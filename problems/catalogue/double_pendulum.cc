@@ -1,0 +1,102 @@
+// Double pendulum with torsional spring-dampers in both revolute joints: paper 001,
+// section 6 (Negrut's example, Figs 14-22). Negrut's data are not given in paper 001 or any
+// source we could reach; PROBLEMS.md fixes the substitute used here: two uniform bars,
+// L = 1 m, m = 1 kg, J = m L^2/12 about the centre; torsional springs k = 10 N m/rad and
+// dampers c = 0.1 N m s/rad in both joints, at rest when the links hang straight down;
+// g = 9.81 along -y; both links start horizontal, at rest; 10 s.
+//
+// Planar body coordinates q = [x1, y1, th1, x2, y2, th2] (centre of mass and absolute angle
+// from the downward vertical, link direction u(th) = (sin th, -cos th)); revolute joints
+// ground-link 1 at the origin and link 1-link 2 at the tip of link 1 (4 constraints):
+//   r1 - (L/2) u(th1) = 0,   r2 - (L/2) u(th2) - r1 - (L/2) u(th1) = 0.
+// The spring-damper torques are applied forces (their power enters the energy balance);
+// the joint-2 torque acts with opposite signs on the two links. Parameter `k` selects the
+// stiffness (PROBLEMS.md suggests also a stiff variant, k of order 1e5 N m/rad).
+#include "problems/catalogue/catalogue_entries.h"
+#include "problems/equations_dae.h"
+
+namespace mbb {
+namespace {
+
+struct DoublePendulumEquations : EquationDefaults {
+  double mass, length, inertia, gravity, stiffness, damping;
+  static constexpr bool kConstantMass = true;
+  int num_coordinates() const { return 6; }
+  int num_constraints() const { return 4; }
+
+  template <class T>
+  void Constraints(const T& /*t*/, const T* q, T* phi) const {
+    using std::cos;
+    using std::sin;
+    const double half = 0.5 * length;
+    phi[0] = q[0] - half * sin(q[2]);  // ground joint at the origin
+    phi[1] = q[1] + half * cos(q[2]);
+    phi[2] = q[3] - half * sin(q[5]) - q[0] - half * sin(q[2]);  // joint 1-2
+    phi[3] = q[4] + half * cos(q[5]) - q[1] + half * cos(q[2]);
+  }
+  template <class T>
+  void MassMatrix(const T* /*q*/, T* m) const {
+    const int n = 6;
+    m[0 * n + 0] = m[1 * n + 1] = m[3 * n + 3] = m[4 * n + 4] = T(mass);
+    m[2 * n + 2] = m[5 * n + 5] = T(inertia);
+  }
+  template <class T>
+  T Potential(const T& /*t*/, const T* q) const {
+    return mass * gravity * (q[1] + q[4]);
+  }
+  template <class T>
+  void AppliedForces(const T& /*t*/, const T* q, const T* v, T* f) const {
+    const T torque1 = -stiffness * q[2] - damping * v[2];                    // ground - link 1
+    const T torque2 = -stiffness * (q[5] - q[2]) - damping * (v[5] - v[2]);  // link 1 - 2
+    f[2] += torque1 - torque2;
+    f[5] += torque2;
+  }
+};
+
+Problem Build(const ParameterSet& p) {
+  DoublePendulumEquations eq;
+  eq.mass = p.GetDouble("mass", 1.0);
+  eq.length = p.GetDouble("length", 1.0);
+  eq.inertia = eq.mass * eq.length * eq.length / 12.0;
+  eq.gravity = p.GetDouble("g", 9.81);
+  eq.stiffness = p.GetDouble("k", 10.0);
+  eq.damping = p.GetDouble("c", 0.1);
+  const double theta0 = p.GetDouble("theta0", M_PI / 2.0);
+  RequirePositive(eq.mass, "mass");
+  RequirePositive(eq.length, "length");
+  Problem problem;
+  problem.dae = MakeDae(eq);
+  problem.t_end = 10.0;
+  problem.h_default = 1e-3;
+  const double half = 0.5 * eq.length, s = std::sin(theta0), c = std::cos(theta0);
+  problem.q0 = Vector(6);
+  problem.q0 << half * s, -half * c, theta0, 3.0 * half * s, -3.0 * half * c, theta0;
+  problem.v0 = Vector::Zero(6);
+  problem.output_names = {"theta1", "theta2"};
+  problem.calc_outputs = [](double, const Vector& q, const Vector&, Vector& out) {
+    out[0] = q[2];
+    out[1] = q[5];
+  };
+  problem.default_methods = {"ida", "tangent-newmark"};
+  return problem;
+}
+
+}  // namespace
+
+ProblemEntry DoublePendulumEntry() {
+  return {"double_pendulum",
+          "two bars with torsional spring-dampers in both revolute joints, planar bodies",
+          "001 s6 (Negrut; data: PROBLEMS.md substitute)",
+          {{"mass", "1", "mass of each bar, kg", {}},
+           {"length", "1", "length of each bar, m", {}},
+           {"g", "9.81", "gravity along -y, m/s^2", {}},
+           {"k", "10", "torsional spring stiffness in both joints, N m/rad", {}},
+           {"c", "0.1", "torsional damping in both joints, N m s/rad", {}},
+           {"theta0",
+            "1.5707963267948966",
+            "initial angle of both links from the downward vertical (pi/2: horizontal), rad",
+            {}}},
+          Build};
+}
+
+}  // namespace mbb
