@@ -82,6 +82,20 @@ struct MinimalWorkspace : FixedStepWorkspace {
   }
 };
 
+// The start shared by both minimal-coordinate methods: workspace, a0 = M^-1 Q(t0).
+std::unique_ptr<FixedStepWorkspace> BeginMinimal(const Problem& problem, FixedStepState& s,
+                                                 WorkCounters& counters, std::string& error) {
+  auto w = std::make_unique<MinimalWorkspace>(problem, problem.n());
+  if (!w->SolveAcceleration(s.t, s.q, s.v, s.a)) {
+    error = "singular mass matrix at t0";
+    return nullptr;
+  }
+  ++counters.rhs_evals;
+  s.has_acceleration = true;
+  w->TrackFrequency(s.t, s.q, s.v, s.a);
+  return w;
+}
+
 class NewmarkMinimal final : public FixedStepMethod {
  public:
   explicit NewmarkMinimal(const ParameterSet& p)
@@ -94,15 +108,7 @@ class NewmarkMinimal final : public FixedStepMethod {
   std::unique_ptr<FixedStepWorkspace> Begin(const Problem& problem, double, FixedStepState& s,
                                             WorkCounters& counters,
                                             std::string& error) const override {
-    auto w = std::make_unique<MinimalWorkspace>(problem, problem.n());
-    if (!w->SolveAcceleration(s.t, s.q, s.v, s.a)) {
-      error = "singular mass matrix at t0";
-      return nullptr;
-    }
-    ++counters.rhs_evals;
-    s.has_acceleration = true;
-    w->TrackFrequency(s.t, s.q, s.v, s.a);
-    return w;
+    return BeginMinimal(problem, s, counters, error);
   }
 
   StepStatus Step(FixedStepWorkspace& workspace, double h, FixedStepState& s,
@@ -161,15 +167,7 @@ class CentralDifferenceMinimal final : public FixedStepMethod {
   std::unique_ptr<FixedStepWorkspace> Begin(const Problem& problem, double, FixedStepState& s,
                                             WorkCounters& counters,
                                             std::string& error) const override {
-    auto w = std::make_unique<MinimalWorkspace>(problem, problem.n());
-    if (!w->SolveAcceleration(s.t, s.q, s.v, s.a)) {
-      error = "singular mass matrix at t0";
-      return nullptr;
-    }
-    ++counters.rhs_evals;
-    s.has_acceleration = true;
-    w->TrackFrequency(s.t, s.q, s.v, s.a);
-    return w;
+    return BeginMinimal(problem, s, counters, error);
   }
 
   StepStatus Step(FixedStepWorkspace& workspace, double h, FixedStepState& s,
