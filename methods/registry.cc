@@ -6,6 +6,7 @@
 #include "methods/method.h"
 #include "methods/newmark/newmark_methods.h"
 #include "methods/odeint/odeint_methods.h"
+#include "methods/simbody/simbody_peer.h"
 #include "methods/sundials/sundials_methods.h"
 
 namespace mbb {
@@ -13,8 +14,8 @@ namespace mbb {
 const std::vector<MethodEntry>& MethodRegistry() {
   static const std::vector<MethodEntry> registry = [] {
     std::vector<MethodEntry> entries;
-    for (auto family :
-         {IdaMethodEntries, ArkodeMethodEntries, OdeintMethodEntries, NewmarkMethodEntries})
+    for (auto family : {IdaMethodEntries, ArkodeMethodEntries, OdeintMethodEntries,
+                        NewmarkMethodEntries, SimbodyMethodEntries})
       for (auto& entry : family()) entries.push_back(std::move(entry));
     std::sort(entries.begin(), entries.end(),
               [](const auto& a, const auto& b) { return a.name < b.name; });

@@ -77,7 +77,7 @@ Problem Build(const ParameterSet& p) {
     out[0] = q[2];
     out[1] = q[5];
   };
-  problem.default_methods = {"ida", "tangent-newmark"};
+  problem.default_methods = {"ida", "tangent-newmark", "simbody"};
   return problem;
 }
 

@@ -47,7 +47,7 @@ Problem Build(const ParameterSet& p) {
     out[0] = q[0];
     out[1] = q[1];
   };
-  problem.default_methods = {"ida", "odeint-dopri5", "arkode-erk"};
+  problem.default_methods = {"ida", "odeint-dopri5", "arkode-erk", "simbody"};
   return problem;
 }
 

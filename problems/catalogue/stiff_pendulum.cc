@@ -109,7 +109,7 @@ Problem Build(const ParameterSet& p) {
   problem.calc_outputs = [theta_index](double, const Vector& q, const Vector&, Vector& out) {
     out[0] = q[theta_index];
   };
-  problem.default_methods = {"ida", "odeint-dopri5", "arkode-erk"};
+  problem.default_methods = {"ida", "odeint-dopri5", "arkode-erk", "simbody"};
   return problem;
 }
 
