@@ -5,6 +5,7 @@
 
 #include "methods/method.h"
 #include "methods/odeint/odeint_methods.h"
+#include "methods/qr/qr_projection.h"
 #include "methods/sundials/sundials_methods.h"
 
 namespace mbb {
@@ -12,7 +13,8 @@ namespace mbb {
 const std::vector<MethodEntry>& MethodRegistry() {
   static const std::vector<MethodEntry> registry = [] {
     std::vector<MethodEntry> entries;
-    for (auto family : {IdaMethodEntries, ArkodeMethodEntries, OdeintMethodEntries})
+    for (auto family :
+         {IdaMethodEntries, ArkodeMethodEntries, OdeintMethodEntries, QrMethodEntries})
       for (auto& entry : family()) entries.push_back(std::move(entry));
     std::sort(entries.begin(), entries.end(),
               [](const auto& a, const auto& b) { return a.name < b.name; });
