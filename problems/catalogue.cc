@@ -11,10 +11,8 @@ namespace mbb {
 const std::vector<ProblemEntry>& ProblemCatalogue() {
   static const std::vector<ProblemEntry> catalogue = [] {
     std::vector<ProblemEntry> entries = {
-        PhysicalPendulumEntry(),
-        PlanarPendulumEntry(),
-        SpatialPendulumEntry(),
-        StiffPendulumEntry(),
+        PhysicalPendulumEntry(), PlanarPendulumEntry(), SpatialPendulumEntry(),
+        SpinTopEntry(),          StiffPendulumEntry(),
     };
     std::sort(entries.begin(), entries.end(),
               [](const auto& a, const auto& b) { return a.id < b.id; });

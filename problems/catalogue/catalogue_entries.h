@@ -11,6 +11,7 @@ namespace mbb {
 ProblemEntry PhysicalPendulumEntry();
 ProblemEntry PlanarPendulumEntry();
 ProblemEntry SpatialPendulumEntry();
+ProblemEntry SpinTopEntry();
 ProblemEntry StiffPendulumEntry();
 
 /// Throws InputError unless `value` > 0 (parameters are finite by validation).
