@@ -163,14 +163,19 @@ std::string SeriesToCsv(const RunRecord& r, const std::vector<std::string>& outp
   for (int i = 0; i < r.n; ++i) out << ",q" << i;
   for (int i = 0; i < r.n; ++i) out << ",v" << i;
   for (const auto& name : output_names) out << "," << name;
-  out << ",position_residual,velocity_residual,energy_balance\n";
+  out << ",position_residual,velocity_residual,energy_balance";
+  for (const auto& name : r.extra_series_names) out << "," << name;
+  out << "\n";
   for (const auto& row : r.series) {
     out << row.t;
     for (double x : row.q) out << "," << x;
     for (double x : row.v) out << "," << x;
     for (double x : row.outputs) out << "," << x;
-    out << "," << row.position_residual << "," << row.velocity_residual << "," << row.energy_balance
-        << "\n";
+    out << "," << row.position_residual << "," << row.velocity_residual << ","
+        << row.energy_balance;
+    for (size_t i = 0; i < r.extra_series_names.size(); ++i)
+      out << "," << (i < row.extra.size() ? row.extra[i] : std::nan(""));
+    out << "\n";
   }
   return out.str();
 }

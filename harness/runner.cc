@@ -87,6 +87,7 @@ RunRecord Execute(const ResolvedRun& run, const RunSpec& spec) {
     return record;
   }
 
+  record.extra_series_names = method->ExtraSeriesNames(run.problem);
   std::string no_reference;
   const std::optional<Reference> reference = FindReference(run.problem, &no_reference);
   RunSettings settings = run.settings;

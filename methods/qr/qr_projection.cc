@@ -305,6 +305,14 @@ bool GramSchmidt(Matrix& q, int m) {
 
 QrWorkspace& Cast(FixedStepWorkspace& w) { return static_cast<QrWorkspace&>(w); }
 
+// The per-step series of ExtraSeriesNames: q, q', Q2 (column-major).
+void FillExtra(const QrWorkspace& w, Vector& extra) {
+  const int n = w.n, d = w.d;
+  extra.head(d) = w.q_min;
+  extra.segment(d, d) = w.q_min_dot;
+  for (int j = 0; j < d; ++j) extra.segment(2 * d + j * n, n) = w.basis.col(w.m + j);
+}
+
 }  // namespace
 
 void HouseholderQrInto(const Matrix& a_t, Matrix& work, Vector& v, Vector& w, Matrix& q,
@@ -361,6 +369,11 @@ std::unique_ptr<FixedStepWorkspace> QrProjectionMethod::Begin(const Problem& pro
   w.q_min.noalias() = w.basis.rightCols(w.d).transpose() * state.q;  // eq. (16) at t0
   w.q_min_dot.noalias() = w.basis.rightCols(w.d).transpose() * state.v;
   w.speed_max = state.v.norm();
+  if (options_.minimal_series) {
+    state.extra.resize(2 * w.d + w.n * w.d);
+    state.has_extra = true;
+    FillExtra(w, state.extra);
+  }
   if (inspector_) inspector_(state.t, w.basis, w.a_t, w.q_min, w.q_min_dot);
   return ws;
 }
@@ -483,8 +496,21 @@ StepStatus QrProjectionMethod::Step(FixedStepWorkspace& workspace, double h, Fix
   w.q_min_dot = w.q_min_dot_new;
   w.speed_max = std::max(w.speed_max, state.v.norm());
   w.t = t_new;
+  if (state.has_extra) FillExtra(w, state.extra);
   if (inspector_) inspector_(t_new, w.basis, w.a_t, w.q_min, w.q_min_dot);
   return StepStatus::Ok();
+}
+
+std::vector<std::string> QrProjectionMethod::ExtraSeriesNames(const Problem& problem) const {
+  if (!options_.minimal_series) return {};
+  const int n = problem.n(), d = problem.n() - problem.m();
+  std::vector<std::string> names;
+  for (int i = 1; i <= d; ++i) names.push_back("min_q" + std::to_string(i));
+  for (int i = 1; i <= d; ++i) names.push_back("min_qdot" + std::to_string(i));
+  for (int j = 1; j <= d; ++j)
+    for (int i = 1; i <= n; ++i)
+      names.push_back("Q2_" + std::to_string(i) + "_" + std::to_string(j));
+  return names;
 }
 
 void QrProjectionMethod::Finish(FixedStepWorkspace& workspace,
@@ -512,6 +538,10 @@ QrIntegrator ParseIntegrator(const ParameterSet& p) {
 std::vector<MethodEntry> QrMethodEntries() {
   const ParameterSpec integrator{
       "integrator", "dopri5", "explicit scheme at fixed h", {"dopri5", "rk4"}};
+  const ParameterSpec series{"minimal_series",
+                             "off",
+                             "add q, q' and the columns of Q2 to the --series CSV",
+                             {"off", "on"}};
   return {
       {"continued-qr",
        "minimal coordinates with the continued QR tangent basis (Omega_2 = 0, exp(Omega h))",
@@ -519,6 +549,7 @@ std::vector<MethodEntry> QrMethodEntries() {
        true,
        false,
        {integrator,
+        series,
         {"variant",
          "exponential",
          "Q update: exp(Omega h) (28) or first-order exp(-A^+ A' h) (29)",
@@ -526,6 +557,7 @@ std::vector<MethodEntry> QrMethodEntries() {
        [](const ParameterSet& p) {
          QrOptions o;
          o.integrator = ParseIntegrator(p);
+         o.minimal_series = p.GetString("minimal_series", "off") == "on";
          o.continuation = p.GetString("variant", "exponential") == "first-order"
                               ? QrContinuation::kFirstOrder
                               : QrContinuation::kExponential;
@@ -537,6 +569,7 @@ std::vector<MethodEntry> QrMethodEntries() {
        true,
        false,
        {integrator,
+        series,
         {"basis",
          "qr",
          "tangent basis: QR (8), SVD (20), zero-eigenvalue (21)",
@@ -544,6 +577,7 @@ std::vector<MethodEntry> QrMethodEntries() {
        [](const ParameterSet& p) {
          QrOptions o;
          o.integrator = ParseIntegrator(p);
+         o.minimal_series = p.GetString("minimal_series", "off") == "on";
          o.continuation = QrContinuation::kNone;
          const std::string b = p.GetString("basis", "qr");
          o.basis = b == "svd" ? QrBasis::kSvd : b == "eigen" ? QrBasis::kEigen : QrBasis::kQr;

@@ -33,6 +33,8 @@ struct QrOptions {
   QrContinuation continuation = QrContinuation::kExponential;  // kNone: traditional
   QrIntegrator integrator = QrIntegrator::kDopri5;
   QrBasis basis = QrBasis::kQr;  // traditional only; the continuation uses QR (25)-(27)
+  /// Report q, q' and the columns of Q2 per step as StepSample::extra (for --series).
+  bool minimal_series = false;
 };
 
 class QrProjectionMethod final : public FixedStepMethod {
@@ -45,6 +47,9 @@ class QrProjectionMethod final : public FixedStepMethod {
   using BasisInspector = std::function<void(double t, const Matrix& basis, const Matrix& a_t,
                                             const Vector& q_min, const Vector& q_min_dot)>;
   void set_basis_inspector(BasisInspector inspector) { inspector_ = std::move(inspector); }
+
+  /// With minimal_series: min_q1..min_qd, min_qdot1..min_qdotd, then Q2 column by column (Q2_<row>_<col>).
+  std::vector<std::string> ExtraSeriesNames(const Problem& problem) const override;
 
  protected:
   std::unique_ptr<FixedStepWorkspace> Begin(const Problem& problem, double h, FixedStepState& state,
