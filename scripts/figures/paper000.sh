@@ -47,7 +47,7 @@ fi
 
 plot() {  # plot NAME GNUPLOT_BODY
   gnuplot <<EOF
-set terminal pngcairo size 1000,700
+set terminal pngcairo noenhanced size 1000,700
 set output "$OUT/$1.png"
 set datafile separator ","
 set key autotitle columnhead
