@@ -3,8 +3,8 @@
 // A = Phi_q, q and q' the minimal coordinates and velocities.
 #include "methods/qr/qr_projection.h"
 
-#include <Eigen/Eigenvalues>
 #include <Eigen/SVD>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -99,7 +99,8 @@ struct QrWorkspace final : FixedStepWorkspace {
         q2_candidate(n, d),
         ata(n, n),
         svd(n, m, Eigen::ComputeFullU),
-        eig(n) {}
+        eig_vectors(n, n),
+        eig_order(n) {}
 
   const MechanicalDae& dae;
   std::unique_ptr<DaeWorkspace> dae_ws;
@@ -142,7 +143,8 @@ struct QrWorkspace final : FixedStepWorkspace {
   // Alternative bases of s2.4.
   Matrix ata;
   Eigen::JacobiSVD<Matrix> svd;
-  Eigen::SelfAdjointEigenSolver<Matrix> eig;
+  Matrix eig_vectors;
+  Eigen::VectorXi eig_order;
 
   // Metrics.
   double tangent_basis_jump = 0.0;
@@ -154,9 +156,56 @@ struct QrWorkspace final : FixedStepWorkspace {
   long q1_sign_changes = 0;
 };
 
+// A cheap singularity test on an LU factorisation that does not allocate (PartialPivLU's
+// rcond() does): the ratio of the smallest to the largest pivot.
+bool WellConditioned(const Eigen::PartialPivLU<Matrix>& lu) {
+  const auto pivots = lu.matrixLU().diagonal().cwiseAbs();
+  return pivots.minCoeff() > 1e-13 * pivots.maxCoeff();
+}
+
+// Cyclic Jacobi eigenvalue iteration on the symmetric s (overwritten: its diagonal becomes
+// the eigenvalues) with the eigenvectors accumulated in v. Used for the zero-eigenvalue basis
+// (21) because Eigen's SelfAdjointEigenSolver allocates in compute().
+void JacobiEigenInto(Matrix& s, Matrix& v) {
+  const int n = static_cast<int>(s.rows());
+  v.setIdentity();
+  const double scale = s.cwiseAbs().maxCoeff();
+  if (!(scale > 0.0)) return;
+  for (int sweep = 0; sweep < 50; ++sweep) {
+    double off = 0.0;
+    for (int p = 0; p < n; ++p)
+      for (int q = p + 1; q < n; ++q) off = std::max(off, std::abs(s(p, q)));
+    if (off <= 1e-17 * scale) return;
+    for (int p = 0; p < n; ++p)
+      for (int q = p + 1; q < n; ++q) {
+        if (std::abs(s(p, q)) <= 1e-300) continue;
+        // Rotation that zeroes s(p, q): t = tan(phi), the smaller root of t^2 + 2 theta t = 1.
+        const double theta = (s(q, q) - s(p, p)) / (2.0 * s(p, q));
+        const double t =
+            (theta >= 0.0 ? 1.0 : -1.0) / (std::abs(theta) + std::sqrt(theta * theta + 1.0));
+        const double c = 1.0 / std::sqrt(t * t + 1.0), sn = t * c;
+        for (int k = 0; k < n; ++k) {  // columns p, q
+          const double a = s(k, p), b = s(k, q);
+          s(k, p) = c * a - sn * b;
+          s(k, q) = sn * a + c * b;
+        }
+        for (int k = 0; k < n; ++k) {  // rows p, q
+          const double a = s(p, k), b = s(q, k);
+          s(p, k) = c * a - sn * b;
+          s(q, k) = sn * a + c * b;
+        }
+        for (int k = 0; k < n; ++k) {
+          const double a = v(k, p), b = v(k, q);
+          v(k, p) = c * a - sn * b;
+          v(k, q) = sn * a + c * b;
+        }
+      }
+  }
+}
+
 // Which of the paper's bases a workspace factorises.
 void FactorBasis(QrWorkspace& w, QrBasis basis, Matrix& q_out, Matrix& r1_out) {
-  const int m = w.m, d = w.d;
+  const int m = w.m;
   if (m == 0) {
     q_out.setIdentity();
     return;
@@ -169,12 +218,16 @@ void FactorBasis(QrWorkspace& w, QrBasis basis, Matrix& q_out, Matrix& r1_out) {
       w.svd.compute(w.a_t, Eigen::ComputeFullU);
       q_out = w.svd.matrixU();
       return;
-    case QrBasis::kEigen:  // eq. (21): A^T A = U Lambda U^T, T = eigenvectors of zero eigenvalues
+    case QrBasis::kEigen: {  // eq. (21): A^T A = U Lambda U^T, T = U2 (zero eigenvalues)
       w.ata.noalias() = w.a_t * w.a_t.transpose();
-      w.eig.compute(w.ata);  // ascending eigenvalues: the d zero ones come first
-      q_out.leftCols(m) = w.eig.eigenvectors().rightCols(m);
-      q_out.rightCols(d) = w.eig.eigenvectors().leftCols(d);
+      JacobiEigenInto(w.ata, w.eig_vectors);
+      // Order by eigenvalue: the m largest span Q1, the d (numerically) zero ones Q2.
+      for (int i = 0; i < w.n; ++i) w.eig_order[i] = i;
+      std::sort(w.eig_order.data(), w.eig_order.data() + w.n,
+                [&w](int a, int b) { return w.ata(a, a) > w.ata(b, b); });
+      for (int i = 0; i < w.n; ++i) q_out.col(i) = w.eig_vectors.col(w.eig_order[i]);
       return;
+    }
   }
 }
 
@@ -191,7 +244,7 @@ bool FrozenBasisVelocity(QrWorkspace& w, double t, const Vector& x, const Vector
   w.dae.CalcPhiT(*w.dae_ws, t, x, w.phi_t);
   w.a_q1.noalias() = w.phi_q * w.basis.leftCols(m);
   w.lu.compute(w.a_q1);
-  if (!(std::abs(w.lu.determinant()) > 0.0) || w.lu.rcond() < 1e-13) return false;
+  if (!WellConditioned(w.lu)) return false;
   w.work_m = w.phi_t;
   w.work_m.noalias() += w.phi_q * x_dot;
   w.p_dot = w.lu.solve(w.work_m);
@@ -426,7 +479,7 @@ StepStatus QrProjectionMethod::Step(FixedStepWorkspace& workspace, double h, Fix
       w.dae.CalcPhiQ(*w.dae_ws, t_new, x, w.phi_q);
       w.a_q1.noalias() = w.phi_q * w.basis.leftCols(m);  // (c_x)^(i) Q1_k, (18)
       w.lu.compute(w.a_q1);
-      if (!(w.lu.rcond() > 1e-13))
+      if (!WellConditioned(w.lu))
         return StepStatus::Failed("singular A Q1 in the position correction (19a)");
       w.p_dot = w.lu.solve(w.phi);                   // -Delta p (19a)
       x.noalias() -= w.basis.leftCols(m) * w.p_dot;  // p += Delta p (19b)

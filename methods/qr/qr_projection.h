@@ -48,7 +48,8 @@ class QrProjectionMethod final : public FixedStepMethod {
                                             const Vector& q_min, const Vector& q_min_dot)>;
   void set_basis_inspector(BasisInspector inspector) { inspector_ = std::move(inspector); }
 
-  /// With minimal_series: min_q1..min_qd, min_qdot1..min_qdotd, then Q2 column by column (Q2_<row>_<col>).
+  /// With minimal_series: min_q1..min_qd, min_qdot1..min_qdotd, then Q2 column by column
+  /// (Q2_<row>_<col>).
   std::vector<std::string> ExtraSeriesNames(const Problem& problem) const override;
 
  protected:
