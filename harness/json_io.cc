@@ -176,6 +176,7 @@ std::string SeriesToCsv(const RunRecord& r, const std::vector<std::string>& outp
   out << ",acceleration_residual";
   if (multipliers)
     for (int i = 0; i < r.m; ++i) out << ",lambda" << i;
+  for (const auto& name : r.extra_series_names) out << "," << name;
   out << "\n";
   for (const auto& row : r.series) {
     out << row.t;
@@ -190,6 +191,8 @@ std::string SeriesToCsv(const RunRecord& r, const std::vector<std::string>& outp
         out << ",";
         if (i < static_cast<int>(row.lambda.size())) out << row.lambda[i];
       }
+    for (size_t i = 0; i < r.extra_series_names.size(); ++i)
+      out << "," << (i < row.extra.size() ? row.extra[i] : std::nan(""));
     out << "\n";
   }
   return out.str();

@@ -82,6 +82,7 @@ void MetricsObserver::OnStep(const StepSample& s) {
     row.t = s.t;
     row.q.assign(s.q.data(), s.q.data() + s.q.size());
     row.v.assign(s.v.data(), s.v.data() + s.v.size());
+    if (s.extra) row.extra.assign(s.extra->data(), s.extra->data() + s.extra->size());
     if (problem_.calc_outputs) {
       Vector q = s.q, v = s.v;
       problem_.calc_outputs(s.t, q, v, outputs_);

@@ -40,6 +40,7 @@ struct RunMetrics {
 struct SeriesRow {
   double t;
   std::vector<double> q, v, outputs;
+  std::vector<double> extra;  // StepSample::extra, named by RunRecord::extra_series_names
   double position_residual, velocity_residual, energy_balance;
   double acceleration_residual;  // NaN if the method does not report a
   std::vector<double> lambda;    // empty if the method does not report multipliers
@@ -63,6 +64,7 @@ struct RunRecord {
   RunMetrics metrics;
   std::map<std::string, double> extra_metrics;
   std::vector<std::string> output_names;
+  std::vector<std::string> extra_series_names;  // method-specific series columns
   std::vector<double> outputs;
   bool final_state_valid = false;
   bool final_state_interpolated = false;

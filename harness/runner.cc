@@ -118,6 +118,7 @@ RunRecord Execute(const ResolvedRun& run, const RunSpec& spec) {
     return record;
   }
 
+  record.extra_series_names = method->ExtraSeriesNames(run.problem);
   const std::optional<Reference> reference = FindAnyReference(run.problem);
   RunSettings settings = run.settings;
   if (reference && !reference->evaluate) {

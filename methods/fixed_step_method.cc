@@ -21,7 +21,7 @@ const char* ToString(RunStatus status) {
 namespace {
 void Report(StepObserver& observer, const FixedStepState& s) {
   observer.OnStep({s.t, s.q, s.v, s.has_acceleration ? &s.a : nullptr,
-                   s.has_multipliers ? &s.lambda : nullptr});
+                   s.has_multipliers ? &s.lambda : nullptr, s.has_extra ? &s.extra : nullptr});
 }
 }  // namespace
 

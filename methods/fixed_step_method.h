@@ -15,6 +15,8 @@ struct FixedStepState {
   Vector q, v, a, lambda;
   bool has_acceleration = false;
   bool has_multipliers = false;
+  Vector extra;  // reported as StepSample::extra if has_extra
+  bool has_extra = false;
 };
 
 class FixedStepWorkspace {

@@ -36,6 +36,9 @@ struct StepSample {
   const Vector& v;
   const Vector* a = nullptr;
   const Vector* lambda = nullptr;
+  /// Method-specific per-step quantities (e.g. minimal coordinates), named by
+  /// Method::ExtraSeriesNames; only when the method records them.
+  const Vector* extra = nullptr;
 };
 
 class StepObserver {
@@ -78,6 +81,8 @@ class Method {
   virtual std::string CheckApplicable(const Problem& /*problem*/) const { return {}; }
   virtual RunOutcome Run(const Problem& problem, const RunSettings& settings,
                          StepObserver& observer) const = 0;
+  /// Names of the StepSample::extra entries this method reports on `problem` (empty: none).
+  virtual std::vector<std::string> ExtraSeriesNames(const Problem& /*problem*/) const { return {}; }
 };
 
 /// A registry entry: name, description, accepted parameters, and how it uses settings.

@@ -6,6 +6,7 @@
 #include "methods/method.h"
 #include "methods/newmark/newmark_methods.h"
 #include "methods/odeint/odeint_methods.h"
+#include "methods/qr/qr_projection.h"
 #include "methods/simbody/simbody_peer.h"
 #include "methods/sundials/sundials_methods.h"
 
@@ -15,7 +16,7 @@ const std::vector<MethodEntry>& MethodRegistry() {
   static const std::vector<MethodEntry> registry = [] {
     std::vector<MethodEntry> entries;
     for (auto family : {IdaMethodEntries, ArkodeMethodEntries, OdeintMethodEntries,
-                        NewmarkMethodEntries, SimbodyMethodEntries})
+                        NewmarkMethodEntries, QrMethodEntries, SimbodyMethodEntries})
       for (auto& entry : family()) entries.push_back(std::move(entry));
     std::sort(entries.begin(), entries.end(),
               [](const auto& a, const auto& b) { return a.name < b.name; });

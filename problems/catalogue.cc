@@ -15,6 +15,7 @@ const std::vector<ProblemEntry>& ProblemCatalogue() {
         PhysicalPendulumEntry(),
         PlanarPendulumEntry(),
         SpatialPendulumEntry(),
+        SpinTopEntry(),
         StiffPendulumEntry(),
     };
     std::sort(entries.begin(), entries.end(),

@@ -12,6 +12,7 @@ ProblemEntry DoublePendulumEntry();
 ProblemEntry PhysicalPendulumEntry();
 ProblemEntry PlanarPendulumEntry();
 ProblemEntry SpatialPendulumEntry();
+ProblemEntry SpinTopEntry();
 ProblemEntry StiffPendulumEntry();
 
 /// Throws InputError unless `value` > 0 (parameters are finite by validation).
