@@ -38,6 +38,8 @@ const char* kUsage =
     "  mbbench sweep EXPERIMENT.json [--jobs N] [--shard K/N] [--out DIR] [--force]\n"
     "  mbbench check --baseline DIR [--against DIR]\n"
     "      rerun (or read from --against) every baseline result and compare\n"
+    "  mbbench figures PAPER|all   (runs scripts/figures/paper<PAPER>*.sh: data, plots,\n"
+    "                               tables under results/figures/<PAPER>/)\n"
     "  mbbench report DIR     (report.md + report.html with work-precision plots)\n"
     "  mbbench reference -p PROBLEM [--param k=v ...] [--samples K] [--t-end T]\n"
     "      (re)make the suite's own reference: odeint-dopri5 vs arkode-erk, rtol 1e-13\n"
@@ -436,6 +438,37 @@ int CmdCheck(Args& args) {
   return failures == 0 ? kExitOk : kExitRunsFailed;
 }
 
+// Runs the figure recipes of one paper (or all) from the source tree, with MBBENCH pointing
+// at this executable. The recipes are scripts: each states what it regenerates.
+int CmdFigures(Args& args) {
+  if (args.done()) throw InputError("figures: needs a paper number (000, 001, ...) or 'all'");
+  const std::string paper = args.next();
+  const fs::path dir = fs::path(MBBENCH_SOURCE_DIR) / "scripts" / "figures";
+  std::vector<fs::path> scripts;
+  if (fs::is_directory(dir))
+    for (const auto& e : fs::directory_iterator(dir)) {
+      const std::string name = e.path().filename().string();
+      if (e.path().extension() == ".sh" &&
+          (paper == "all" ? name.rfind("paper", 0) == 0 : name.rfind("paper" + paper, 0) == 0))
+        scripts.push_back(e.path());
+    }
+  std::sort(scripts.begin(), scripts.end());
+  if (scripts.empty())
+    throw InputError("figures: no recipe for paper '" + paper + "' in " + dir.string());
+  const std::string self = fs::read_symlink("/proc/self/exe").string();
+  int failures = 0;
+  for (const auto& script : scripts) {
+    std::fprintf(stderr, "figures: %s\n", script.filename().c_str());
+    const std::string command = "cd '" + std::string(MBBENCH_SOURCE_DIR) + "' && MBBENCH='" + self +
+                                "' bash '" + script.string() + "'";
+    if (std::system(command.c_str()) != 0) {
+      std::fprintf(stderr, "figures: %s failed\n", script.filename().c_str());
+      ++failures;
+    }
+  }
+  return failures == 0 ? kExitOk : kExitRunsFailed;
+}
+
 int CmdReference(Args& args) {
   RunOptions o;
   int samples = 100;
@@ -475,6 +508,7 @@ int RunCli(const std::vector<std::string>& argv) {
     if (command == "sweep") return CmdSweep(args);
     if (command == "reference") return CmdReference(args);
     if (command == "check") return CmdCheck(args);
+    if (command == "figures") return CmdFigures(args);
     if (command == "report") {
       if (args.done()) throw InputError("report: needs a results directory");
       const std::string dir = args.next();

@@ -9,7 +9,7 @@
 # usage: scripts/figures/paper000.sh [BUILD_DIR]   (default: build)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-BIN="${1:-build}/harness/mbbench"
+BIN="${MBBENCH:-${1:-build}/harness/mbbench}"
 OUT=results/figures/000
 mkdir -p "$OUT"
 [ -x "$BIN" ] || { echo "paper000.sh: $BIN not found; build first" >&2; exit 2; }
