@@ -25,7 +25,8 @@ MetricsObserver::MetricsObserver(const Problem& problem, const Reference* refere
       v_prev_(problem.n()),
       a_prev_(problem.n()),
       q_last_(problem.n()),
-      v_last_(problem.n()) {}
+      v_last_(problem.n()),
+      zero_velocity_(Vector::Zero(problem.n())) {}
 
 void MetricsObserver::OnStep(const StepSample& s) {
   const MechanicalDae& dae = *problem_.dae;
@@ -51,7 +52,7 @@ void MetricsObserver::OnStep(const StepSample& s) {
   // Energy balance: E(t) - E(0) - W_ext(t), W_ext by the trapezoidal rule.
   const double energy = dae.CalcEnergy(*ws_, s.t, s.q, s.v);
   const double power = dae.CalcAppliedPower(*ws_, s.t, s.q, s.v);
-  const double kinetic = energy - dae.CalcEnergy(*ws_, s.t, s.q, Vector::Zero(problem_.n()));
+  const double kinetic = energy - dae.CalcEnergy(*ws_, s.t, s.q, zero_velocity_);  // T = E - V
   if (!have_previous_) {
     energy0_ = energy;
     metrics_.energy_initial = energy;

@@ -64,6 +64,7 @@ class MetricsObserver final : public StepObserver {
   Vector q_prev_, v_prev_, a_prev_;
   bool a_prev_valid_ = false;
   Vector q_last_, v_last_;
+  Vector zero_velocity_;
   double t_last_ = 0.0;
   size_t next_reference_sample_ = 0;
   double max_err_ = 0.0, ref_scale_ = 0.0;
