@@ -11,6 +11,7 @@ namespace mbb {
 const std::vector<ProblemEntry>& ProblemCatalogue() {
   static const std::vector<ProblemEntry> catalogue = [] {
     std::vector<ProblemEntry> entries = {
+        AndrewsSqueezerEntry(),
         PhysicalPendulumEntry(),
         PlanarPendulumEntry(),
         SpatialPendulumEntry(),

@@ -8,6 +8,7 @@
 
 namespace mbb {
 
+ProblemEntry AndrewsSqueezerEntry();
 ProblemEntry PhysicalPendulumEntry();
 ProblemEntry PlanarPendulumEntry();
 ProblemEntry SpatialPendulumEntry();

@@ -1,0 +1,148 @@
+#include "problems/model/model_assembly.h"
+
+#include <cstdio>
+
+#include "problems/consistent_initial_conditions.h"
+#include "problems/parameters.h"
+
+namespace mbb {
+namespace {
+
+std::string Format(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.3g", x);
+  return buffer;
+}
+
+// Largest |entry| and its index.
+double MaxAbs(const Vector& x, int* index) {
+  if (x.size() == 0) {
+    *index = -1;
+    return 0.0;
+  }
+  Eigen::Index i;
+  const double value = x.cwiseAbs().maxCoeff(&i);
+  *index = static_cast<int>(i);
+  return value;
+}
+
+constexpr int kMaxNewtonIterations = 100;
+
+}  // namespace
+
+AssemblyReport AssembleInitialState(const ModelDescription& model,
+                                    const FormulatedModel& formulated, double t0, Vector& q,
+                                    Vector& v, std::vector<std::string>& warnings) {
+  const MechanicalDae& dae = *formulated.dae;
+  const int n = dae.num_coordinates(), m = dae.num_constraints();
+  const Matrix& hq = formulated.hold_q;
+  const Matrix& hv = formulated.hold_v;
+  auto ws = dae.MakeWorkspace();
+  AssemblyReport report;
+  q = formulated.q_guess;
+  v = formulated.v_guess;
+  if (m == 0) return report;
+
+  const double tol = kInitialConditionTolerance * (q.lpNorm<Eigen::Infinity>() + 1.0);
+  Vector phi(m);
+  Matrix phi_q(m, n);
+  Vector residual(m + hq.rows());
+  Matrix jacobian(m + hq.rows(), n);
+  int worst = -1;
+
+  // Positions: Gauss-Newton with minimum-norm steps (rank-deficient Phi_q allowed).
+  dae.CalcPhi(*ws, t0, q, phi);
+  report.position_residual_before = MaxAbs(phi, &worst);
+  const int worst_before = worst;
+  const Vector q_stated = formulated.q_guess;
+  int iteration = 0;
+  for (; iteration < kMaxNewtonIterations; ++iteration) {
+    dae.CalcPhi(*ws, t0, q, phi);
+    residual.head(m) = phi;
+    residual.tail(hq.rows()) = hq * (q - q_stated);
+    if (residual.lpNorm<Eigen::Infinity>() <= tol) break;
+    dae.CalcPhiQ(*ws, t0, q, phi_q);
+    jacobian.topRows(m) = phi_q;
+    jacobian.bottomRows(hq.rows()) = hq;
+    Eigen::CompleteOrthogonalDecomposition<Matrix> cod(jacobian);
+    cod.setThreshold(1e-10);
+    const Vector step = cod.solve(residual);
+    q -= step;
+    if (!q.allFinite()) break;
+  }
+  report.newton_iterations = iteration;
+  dae.CalcPhi(*ws, t0, q, phi);
+  report.position_residual_after = q.allFinite() ? MaxAbs(phi, &worst) : INFINITY;
+  if (!(report.position_residual_after <= tol)) {
+    const std::string name =
+        worst >= 0 && worst < static_cast<int>(formulated.constraint_names.size())
+            ? formulated.constraint_names[worst]
+            : formulated.constraint_names[worst_before];
+    throw InputError(model.Where() + ": initial configuration cannot be assembled: constraint " +
+                     name + " keeps |Phi| = " + Format(report.position_residual_after) + " after " +
+                     std::to_string(iteration) + " Newton steps (stated residual " +
+                     Format(report.position_residual_before) + ")");
+  }
+  if (hq.rows() > 0) {
+    const Vector held = hq * (q - q_stated);
+    int k;
+    if (MaxAbs(held, &k) > tol)
+      throw InputError(model.Where() + ": initial configuration cannot be assembled with " +
+                       formulated.hold_names_q[k] + " held at its stated value (off by " +
+                       Format(held.cwiseAbs().maxCoeff()) + ")");
+  }
+  if (report.position_residual_before > tol) {
+    std::string held;
+    for (const auto& h : formulated.hold_names_q) held += (held.empty() ? "" : ", ") + h;
+    warnings.push_back("initial positions assembled by Newton on Phi (stated |Phi|_inf = " +
+                       Format(report.position_residual_before) + " at " +
+                       formulated.constraint_names[worst_before] + "; now " +
+                       Format(report.position_residual_after) +
+                       "; largest change of a coordinate " +
+                       Format((q - q_stated).lpNorm<Eigen::Infinity>()) +
+                       "; held: " + (held.empty() ? "none" : held) + ")");
+  }
+
+  // Velocities: minimum-norm correction of the stated v onto Phi_q v = -Phi_t, H_v v held.
+  dae.CalcPhiQ(*ws, t0, q, phi_q);
+  Vector vres(m);
+  dae.CalcVelocityResidual(*ws, t0, q, v, vres);
+  report.velocity_residual_before = MaxAbs(vres, &worst);
+  const int worst_v_before = worst;
+  Matrix jv(m + hv.rows(), n);
+  jv.topRows(m) = phi_q;
+  jv.bottomRows(hv.rows()) = hv;
+  Eigen::CompleteOrthogonalDecomposition<Matrix> cod(jv);
+  cod.setThreshold(1e-10);
+  Vector rhs(m + hv.rows());
+  rhs.head(m) = vres;
+  rhs.tail(hv.rows()).setZero();
+  const Vector v_stated = v;
+  v -= cod.solve(rhs);
+  dae.CalcVelocityResidual(*ws, t0, q, v, vres);
+  report.velocity_residual_after = MaxAbs(vres, &worst);
+  const double vtol = kInitialConditionTolerance * (v.lpNorm<Eigen::Infinity>() + 1.0);
+  if (!(report.velocity_residual_after <= vtol))
+    throw InputError(model.Where() + ": initial velocities cannot be made consistent: constraint " +
+                     formulated.constraint_names[worst] + " keeps a velocity residual " +
+                     Format(report.velocity_residual_after) +
+                     " (the held velocities conflict with the constraints)");
+  if (hv.rows() > 0) {
+    const Vector held = hv * (v - v_stated);
+    int k;
+    if (MaxAbs(held, &k) > vtol)
+      throw InputError(model.Where() + ": initial velocities cannot be made consistent with " +
+                       formulated.hold_names_v[k] + " held (off by " + Format(std::abs(held[k])) +
+                       ")");
+  }
+  if (report.velocity_residual_before > vtol) {
+    warnings.push_back("initial velocities projected onto Phi_q v + Phi_t = 0 (stated residual " +
+                       Format(report.velocity_residual_before) + " at " +
+                       formulated.constraint_names[worst_v_before] + "; now " +
+                       Format(report.velocity_residual_after) + ")");
+  }
+  report.rank = static_cast<int>(Eigen::ColPivHouseholderQR<Matrix>(phi_q.transpose()).rank());
+  return report;
+}
+
+}  // namespace mbb
