@@ -24,7 +24,9 @@ int ConstraintRank(const Problem& problem) {
   auto ws = problem.dae->MakeWorkspace();
   Matrix phi_q(problem.m(), problem.n());
   problem.dae->CalcPhiQ(*ws, problem.t0, problem.q0, phi_q);
-  return static_cast<int>(Eigen::ColPivHouseholderQR<Matrix>(phi_q.transpose()).rank());
+  Eigen::ColPivHouseholderQR<Matrix> qr(phi_q.transpose());
+  qr.setThreshold(kConstraintRankThreshold);
+  return static_cast<int>(qr.rank());
 }
 }  // namespace
 

@@ -12,8 +12,14 @@ const std::vector<ProblemEntry>& ProblemCatalogue() {
   static const std::vector<ProblemEntry> catalogue = [] {
     std::vector<ProblemEntry> entries = {
         AndrewsSqueezerEntry(),
+        BricardEntry(),
+        DoubleFourBarEntry(),
+        FourBarEntry(),
         PhysicalPendulumEntry(),
         PlanarPendulumEntry(),
+        SimplePendulumIftommEntry(),
+        SliderCrank3dEntry(),
+        SmallMassOscillatorEntry(),
         SpatialPendulumEntry(),
         StiffPendulumEntry(),
     };

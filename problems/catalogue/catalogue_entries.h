@@ -9,8 +9,14 @@
 namespace mbb {
 
 ProblemEntry AndrewsSqueezerEntry();
+ProblemEntry BricardEntry();
+ProblemEntry DoubleFourBarEntry();
+ProblemEntry FourBarEntry();
 ProblemEntry PhysicalPendulumEntry();
 ProblemEntry PlanarPendulumEntry();
+ProblemEntry SimplePendulumIftommEntry();
+ProblemEntry SliderCrank3dEntry();
+ProblemEntry SmallMassOscillatorEntry();
 ProblemEntry SpatialPendulumEntry();
 ProblemEntry StiffPendulumEntry();
 

@@ -23,6 +23,9 @@ struct FormulatedModel {
   /// hold_v v = hold_v v_guess during assembly (what the source states).
   Matrix hold_q, hold_v;
   std::vector<std::string> hold_names_q, hold_names_v;
+  /// 1 for coordinates / velocities whose stated value is meant (not an estimate): the
+  /// assembly warns when it has to change one of them.
+  Vector stated_q, stated_v;
   /// Name of each constraint row ("joint 'A' (revolute) row 2"), for error messages.
   std::vector<std::string> constraint_names;
   /// Output values in ModelDescription::outputs order.

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "problems/consistent_initial_conditions.h"
+#include "problems/constraint_projection.h"
 #include "problems/parameters.h"
 
 namespace mbb {
@@ -91,7 +92,9 @@ AssemblyReport AssembleInitialState(const ModelDescription& model,
                        formulated.hold_names_q[k] + " held at its stated value (off by " +
                        Format(held.cwiseAbs().maxCoeff()) + ")");
   }
-  if (report.position_residual_before > tol) {
+  const double stated_change =
+      (q - q_stated).cwiseProduct(formulated.stated_q).lpNorm<Eigen::Infinity>();
+  if (report.position_residual_before > tol && stated_change > tol) {
     std::string held;
     for (const auto& h : formulated.hold_names_q) held += (held.empty() ? "" : ", ") + h;
     warnings.push_back("initial positions assembled by Newton on Phi (stated |Phi|_inf = " +
@@ -135,13 +138,18 @@ AssemblyReport AssembleInitialState(const ModelDescription& model,
                        formulated.hold_names_v[k] + " held (off by " + Format(std::abs(held[k])) +
                        ")");
   }
-  if (report.velocity_residual_before > vtol) {
+  const double stated_v_change =
+      (v - v_stated).cwiseProduct(formulated.stated_v).lpNorm<Eigen::Infinity>();
+  if (report.velocity_residual_before > vtol && stated_v_change > vtol) {
     warnings.push_back("initial velocities projected onto Phi_q v + Phi_t = 0 (stated residual " +
                        Format(report.velocity_residual_before) + " at " +
                        formulated.constraint_names[worst_v_before] + "; now " +
-                       Format(report.velocity_residual_after) + ")");
+                       Format(report.velocity_residual_after) +
+                       "; largest change of a stated velocity " + Format(stated_v_change) + ")");
   }
-  report.rank = static_cast<int>(Eigen::ColPivHouseholderQR<Matrix>(phi_q.transpose()).rank());
+  Eigen::ColPivHouseholderQR<Matrix> qr(phi_q.transpose());
+  qr.setThreshold(kConstraintRankThreshold);
+  report.rank = static_cast<int>(qr.rank());
   return report;
 }
 

@@ -151,6 +151,13 @@ void ValidateModel(const ModelDescription& model) {
       throw InputError(w + ": " + what + " has no z component in a planar model");
     if (o.kind == OutputKind::kAngle && model.bodies[b].kind == BodyKind::kPointMass)
       throw InputError(w + ": " + what + ": a point mass has no angle");
+    if (!o.reference_body.empty()) FindBodyIndex(model, o.reference_body, what);
+    RequireFinite(model, what + " offset", o.offset);
+    RequireFinite(model, what + " scale", o.scale);
+    RequireFiniteVector(model, what + " point", o.point);
+    RequireFiniteVector(model, what + " axis", o.axis);
+    if (o.kind == OutputKind::kAngle && model.dimension == 3 && !(o.axis.norm() > 0.0))
+      throw InputError(w + ": " + what + " axis must be non-zero");
   }
 }
 

@@ -54,6 +54,10 @@ struct BodyDescription {
   /// (model_assembly.h): position names "x", "y", "z", "angle" (planar), "orientation"
   /// (spatial); velocity names "vx", "vy", "vz", "omega" (planar), "wx", "wy", "wz".
   std::vector<std::string> hold;
+  /// The stated pose / twist is only a starting estimate for the assembly (the source does
+  /// not state it): changing it is expected and gives no warning.
+  bool pose_is_estimate = false;
+  bool twist_is_estimate = false;
 };
 
 enum class JointKind {
@@ -126,6 +130,8 @@ struct OutputDescription {
   std::string body;
   Eigen::Vector3d point = Eigen::Vector3d::Zero();
   Eigen::Vector3d axis = Eigen::Vector3d::UnitX();  // kAngle on a spatial body
+  std::string reference_body;                       // kAngle planar: relative angle
+  double offset = 0.0, scale = 1.0;                 // reported: offset + scale * value
 };
 
 struct ModelDescription {

@@ -376,16 +376,21 @@ FormulatedModel FormulatePlanar(const ModelDescription& model) {
   const int n = eq.n;
   out.q_guess = Vector::Zero(n);
   out.v_guess = Vector::Zero(n);
+  out.stated_q = Vector::Ones(n);
+  out.stated_v = Vector::Ones(n);
   std::vector<int> hq, hv;
   for (size_t i = 0; i < model.bodies.size(); ++i) {
     const auto& b = model.bodies[i];
     const int o = offsets[i];
     out.q_guess.segment(o, 2) = b.position.head<2>();
     out.v_guess.segment(o, 2) = b.velocity.head<2>();
+    const int size = b.kind == BodyKind::kRigid ? 3 : 2;
     if (b.kind == BodyKind::kRigid) {
       out.q_guess[o + 2] = b.angle;
       out.v_guess[o + 2] = b.angular_velocity.z();
     }
+    if (b.pose_is_estimate) out.stated_q.segment(o, size).setZero();
+    if (b.twist_is_estimate) out.stated_v.segment(o, size).setZero();
     for (const auto& h : b.hold) {
       const std::string label = "body '" + b.name + "' " + h;
       if (h == "x") hq.push_back(o), out.hold_names_q.push_back(label);
@@ -404,12 +409,18 @@ FormulatedModel FormulatePlanar(const ModelDescription& model) {
   // Outputs.
   struct Out {
     OutputKind kind;
-    BodyRef body;
+    BodyRef body, reference;
     Eigen::Vector2d point;
+    double offset, scale;
   };
   std::vector<Out> outs;
-  for (const auto& o : model.outputs)
-    outs.push_back({o.kind, Ref(model, offsets, o.body, "output '" + o.name + "'"), Xy(o.point)});
+  for (const auto& o : model.outputs) {
+    const std::string what = "output '" + o.name + "'";
+    outs.push_back(
+        {o.kind, Ref(model, offsets, o.body, what),
+         o.reference_body.empty() ? BodyRef{} : Ref(model, offsets, o.reference_body, what),
+         Xy(o.point), o.offset, o.scale});
+  }
   out.calc_outputs = [outs](double, const Vector& q, const Vector& v, Vector& values) {
     for (size_t k = 0; k < outs.size(); ++k) {
       const Out& o = outs[k];

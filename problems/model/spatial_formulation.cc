@@ -480,6 +480,8 @@ FormulatedModel FormulateSpatialEuler(const ModelDescription& model) {
   const int n = eq.n;
   out.q_guess = Vector::Zero(n);
   out.v_guess = Vector::Zero(n);
+  out.stated_q = Vector::Ones(n);
+  out.stated_v = Vector::Ones(n);
   std::vector<std::pair<int, std::string>> hq;
   std::vector<std::pair<Eigen::RowVectorXd, std::string>> hv;
   for (size_t i = 0; i < model.bodies.size(); ++i) {
@@ -487,6 +489,9 @@ FormulatedModel FormulateSpatialEuler(const ModelDescription& model) {
     const int o = offsets[i];
     out.q_guess.segment(o, 3) = b.position;
     out.v_guess.segment(o, 3) = b.velocity;
+    const int size = refs[i].rigid ? 7 : 3;
+    if (b.pose_is_estimate) out.stated_q.segment(o, size).setZero();
+    if (b.twist_is_estimate) out.stated_v.segment(o, size).setZero();
     Eigen::Matrix<double, 3, 4> ebar = Eigen::Matrix<double, 3, 4>::Zero();
     if (refs[i].rigid) {
       const Eigen::Vector4d e = b.orientation.normalized();
@@ -527,10 +532,12 @@ FormulatedModel FormulateSpatialEuler(const ModelDescription& model) {
     OutputKind kind;
     BodyRef body;
     V3 point, axis;
+    double offset, scale;
   };
   std::vector<Out> outs;
   for (const auto& o : model.outputs)
-    outs.push_back({o.kind, ref(o.body, "output '" + o.name + "'"), o.point, o.axis.normalized()});
+    outs.push_back({o.kind, ref(o.body, "output '" + o.name + "'"), o.point, o.axis.normalized(),
+                    o.offset, o.scale});
   // Angles about an axis are unwrapped along a run (continuous, as the IFToMM results
   // files report them): the state restarts whenever time does not increase.
   struct Unwrap {
@@ -576,6 +583,7 @@ FormulatedModel FormulateSpatialEuler(const ModelDescription& model) {
           break;
         }
       }
+      values[k] = o.offset + o.scale * values[k];
     }
   };
   out.dae = MakeDae(eq);
