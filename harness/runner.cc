@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "harness/metrics_observer.h"
+#include "harness/model_file.h"
 #include "problems/constraint_projection.h"
 #include "reference/reference.h"
 
@@ -30,9 +31,14 @@ int ConstraintRank(const Problem& problem) {
 }
 }  // namespace
 
+Problem BuildSpecProblem(const RunSpec& spec) {
+  if (!spec.model_file.empty()) return LoadModelProblem(spec.model_file, spec.problem_parameters);
+  return BuildProblem(spec.problem, spec.problem_parameters);
+}
+
 ResolvedRun ResolveRun(const RunSpec& spec) {
   ResolvedRun run;
-  run.problem = BuildProblem(spec.problem, spec.problem_parameters);
+  run.problem = BuildSpecProblem(spec);
   run.entry = &FindMethod(spec.method);
   std::vector<ParameterSpec> accepted = run.entry->parameters;
   for (const auto& s : SettingSpecs()) accepted.push_back(s);

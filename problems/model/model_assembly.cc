@@ -47,29 +47,55 @@ AssemblyReport AssembleInitialState(const ModelDescription& model,
   const double tol = kInitialConditionTolerance * (q.lpNorm<Eigen::Infinity>() + 1.0);
   Vector phi(m);
   Matrix phi_q(m, n);
-  Vector residual(m + hq.rows());
-  Matrix jacobian(m + hq.rows(), n);
   int worst = -1;
 
-  // Positions: Gauss-Newton with minimum-norm steps (rank-deficient Phi_q allowed).
+  // Positions: Gauss-Newton with minimum-norm steps (rank-deficient Phi_q allowed) on
+  // Phi = 0 plus the held rows `rows` (q - q_stated) = 0.
   dae.CalcPhi(*ws, t0, q, phi);
   report.position_residual_before = MaxAbs(phi, &worst);
   const int worst_before = worst;
   const Vector q_stated = formulated.q_guess;
+  auto newton = [&](const Matrix& rows, Vector& x) {
+    Vector residual(m + rows.rows());
+    Matrix jacobian(m + rows.rows(), n);
+    int k = 0;
+    for (; k < kMaxNewtonIterations; ++k) {
+      dae.CalcPhi(*ws, t0, x, phi);
+      residual.head(m) = phi;
+      residual.tail(rows.rows()) = rows * (x - q_stated);
+      if (residual.lpNorm<Eigen::Infinity>() <= tol) break;
+      dae.CalcPhiQ(*ws, t0, x, phi_q);
+      jacobian.topRows(m) = phi_q;
+      jacobian.bottomRows(rows.rows()) = rows;
+      Eigen::CompleteOrthogonalDecomposition<Matrix> cod(jacobian);
+      cod.setThreshold(1e-10);
+      x -= cod.solve(residual);
+      if (!x.allFinite()) break;
+    }
+    return k;
+  };
+  // First try to keep every stated coordinate (only estimates move: no warning needed);
+  // if that has no solution, keep only the explicitly held ones (a projection, warned).
   int iteration = 0;
-  for (; iteration < kMaxNewtonIterations; ++iteration) {
-    dae.CalcPhi(*ws, t0, q, phi);
-    residual.head(m) = phi;
-    residual.tail(hq.rows()) = hq * (q - q_stated);
-    if (residual.lpNorm<Eigen::Infinity>() <= tol) break;
-    dae.CalcPhiQ(*ws, t0, q, phi_q);
-    jacobian.topRows(m) = phi_q;
-    jacobian.bottomRows(hq.rows()) = hq;
-    Eigen::CompleteOrthogonalDecomposition<Matrix> cod(jacobian);
-    cod.setThreshold(1e-10);
-    const Vector step = cod.solve(residual);
-    q -= step;
-    if (!q.allFinite()) break;
+  {
+    std::vector<int> stated;
+    for (int i = 0; i < n; ++i)
+      if (formulated.stated_q[i] != 0.0) stated.push_back(i);
+    Matrix rows(hq.rows() + stated.size(), n);
+    rows.topRows(hq.rows()) = hq;
+    rows.bottomRows(stated.size()).setZero();
+    for (size_t r = 0; r < stated.size(); ++r) rows(hq.rows() + r, stated[r]) = 1.0;
+    Vector x = q;
+    if (static_cast<int>(stated.size()) < n) {
+      iteration = newton(rows, x);
+      dae.CalcPhi(*ws, t0, x, phi);
+    }
+    if (static_cast<int>(stated.size()) < n && x.allFinite() &&
+        phi.lpNorm<Eigen::Infinity>() <= tol) {
+      q = x;
+    } else {
+      iteration = newton(hq, q);
+    }
   }
   report.newton_iterations = iteration;
   dae.CalcPhi(*ws, t0, q, phi);
@@ -101,8 +127,7 @@ AssemblyReport AssembleInitialState(const ModelDescription& model,
                        Format(report.position_residual_before) + " at " +
                        formulated.constraint_names[worst_before] + "; now " +
                        Format(report.position_residual_after) +
-                       "; largest change of a coordinate " +
-                       Format((q - q_stated).lpNorm<Eigen::Infinity>()) +
+                       "; largest change of a stated coordinate " + Format(stated_change) +
                        "; held: " + (held.empty() ? "none" : held) + ")");
   }
 
@@ -112,16 +137,41 @@ AssemblyReport AssembleInitialState(const ModelDescription& model,
   dae.CalcVelocityResidual(*ws, t0, q, v, vres);
   report.velocity_residual_before = MaxAbs(vres, &worst);
   const int worst_v_before = worst;
-  Matrix jv(m + hv.rows(), n);
-  jv.topRows(m) = phi_q;
-  jv.bottomRows(hv.rows()) = hv;
-  Eigen::CompleteOrthogonalDecomposition<Matrix> cod(jv);
-  cod.setThreshold(1e-10);
-  Vector rhs(m + hv.rows());
-  rhs.head(m) = vres;
-  rhs.tail(hv.rows()).setZero();
   const Vector v_stated = v;
-  v -= cod.solve(rhs);
+  // Minimum-norm correction keeping the rows `rows` of v at their stated values.
+  auto correct = [&](const Matrix& rows, Vector& x) {
+    Matrix jv(m + rows.rows(), n);
+    jv.topRows(m) = phi_q;
+    jv.bottomRows(rows.rows()) = rows;
+    Eigen::CompleteOrthogonalDecomposition<Matrix> cod(jv);
+    cod.setThreshold(1e-10);
+    Vector rhs(m + rows.rows());
+    dae.CalcVelocityResidual(*ws, t0, q, x, vres);
+    rhs.head(m) = vres;
+    rhs.tail(rows.rows()).setZero();
+    x -= cod.solve(rhs);
+  };
+  {
+    std::vector<int> stated;
+    for (int i = 0; i < n; ++i)
+      if (formulated.stated_v[i] != 0.0) stated.push_back(i);
+    Matrix rows(hv.rows() + stated.size(), n);
+    rows.topRows(hv.rows()) = hv;
+    rows.bottomRows(stated.size()).setZero();
+    for (size_t r = 0; r < stated.size(); ++r) rows(hv.rows() + r, stated[r]) = 1.0;
+    Vector x = v;
+    bool kept = false;
+    if (static_cast<int>(stated.size()) < n) {
+      correct(rows, x);
+      dae.CalcVelocityResidual(*ws, t0, q, x, vres);
+      kept = vres.lpNorm<Eigen::Infinity>() <=
+             kInitialConditionTolerance * (x.lpNorm<Eigen::Infinity>() + 1.0);
+    }
+    if (kept)
+      v = x;
+    else
+      correct(hv, v);
+  }
   dae.CalcVelocityResidual(*ws, t0, q, v, vres);
   report.velocity_residual_after = MaxAbs(vres, &worst);
   const double vtol = kInitialConditionTolerance * (v.lpNorm<Eigen::Infinity>() + 1.0);

@@ -136,7 +136,7 @@ struct OutputDescription {
 
 struct ModelDescription {
   std::string file;  // where it was read from ("" for a C++ model): named in every error
-  std::string title, source;
+  std::string id, title, source;
   int dimension = 2;  // 2 planar, 3 spatial
   std::vector<BodyDescription> bodies;
   std::vector<JointDescription> joints;
