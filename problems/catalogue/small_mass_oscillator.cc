@@ -3,8 +3,8 @@
 // on m1. Data (PROBLEMS.md): m2 = 1, c1 = c2 = 1, d1 = d2 = 1e-5, F(t) = 1 - cos t,
 // 10 s, at rest at t = 0; m1 a parameter (default 1e-3).
 // Model layer, planar: two point masses with y held at 0 by drivers; the springs are
-// translational spring-dampers of rest length 1 anchored 1 m apart, so p1 = x1 and
-// p2 = x2 - 1 are the displacements of eq (5). The m1 = 0 limit, eq (6), is a different
+// translational spring-dampers of rest length 10 anchored 10 m apart, so p1 = x1 and
+// p2 = x2 - 10 are the displacements of eq (5). The m1 = 0 limit, eq (6), is a different
 // (first-order) model: it is refused here (paper 004's recursive formalism issue adds it).
 #include "problems/catalogue/catalogue_entries.h"
 #include "problems/catalogue/model_helpers.h"
@@ -12,6 +12,11 @@
 
 namespace mbb {
 namespace {
+
+// Rest length of both springs and spacing of the anchors, m: long compared with the
+// displacements (|p| < 3 here), so no spring passes through zero length, where the
+// direction of a 2D spring-damper is undefined (a 1 m spacing did at t = 8.03 s).
+constexpr double kRest = 10.0;
 
 Problem Build(const ParameterSet& p) {
   const double m1 = p.GetDouble("m1", 1e-3);
@@ -29,7 +34,7 @@ Problem Build(const ParameterSet& p) {
     b.name = i == 0 ? "m1" : "m2";
     b.kind = BodyKind::kPointMass;
     b.mass = i == 0 ? m1 : p.GetDouble("m2", 1.0);
-    b.position = P(i, 0.0);
+    b.position = P(kRest * i, 0.0);
     m.bodies.push_back(b);
     DriverDescription d;
     d.name = "on_axis_" + b.name;
@@ -49,11 +54,11 @@ Problem Build(const ParameterSet& p) {
     f.body_b = b;
     f.stiffness = c;
     f.damping = d;
-    f.rest_length = 1.0;
+    f.rest_length = kRest;
     return f;
   };
-  m.forces.push_back(
-      spring("c1_d1", "ground", P(-1, 0), "m1", p.GetDouble("c1", 1.0), p.GetDouble("d1", 1e-5)));
+  m.forces.push_back(spring("c1_d1", "ground", P(-kRest, 0), "m1", p.GetDouble("c1", 1.0),
+                            p.GetDouble("d1", 1e-5)));
   m.forces.push_back(
       spring("c2_d2", "m1", P(0, 0), "m2", p.GetDouble("c2", 1.0), p.GetDouble("d2", 1e-5)));
   ForceDescription force;
@@ -67,7 +72,7 @@ Problem Build(const ParameterSet& p) {
   force.law.phase = M_PI / 2;
   m.forces.push_back(force);
   m.outputs = {Output("p1", OutputKind::kPointX, "m1"), Output("p2", OutputKind::kPointX, "m2")};
-  m.outputs[1].offset = -1.0;
+  m.outputs[1].offset = -kRest;
   m.t_end = 10.0;
   m.h_default = 1e-3;
   m.default_methods = {"ida", "odeint-dopri5"};

@@ -441,12 +441,13 @@ FormulatedModel FormulatePlanar(const ModelDescription& model) {
           values[k] = pv[1];
           break;
         case OutputKind::kAngle:
-          values[k] = AngleOf(o.body, q.data());
+          values[k] = AngleOf(o.body, q.data()) - AngleOf(o.reference, q.data());
           break;
         default:
           values[k] = 0.0;
           break;
       }
+      values[k] = o.offset + o.scale * values[k];
     }
   };
   out.dae = MakeDae(eq);
