@@ -9,7 +9,10 @@
 namespace mbb {
 
 std::optional<Reference> AndrewsReference(const Problem& problem) {
-  if (problem.id != "andrews_squeezer") return std::nullopt;
+  // The reference holds the seven angles, i.e. q of the `angles` form only.
+  if (problem.id != "andrews_squeezer" || problem.parameters.count("form") == 0 ||
+      problem.parameters.at("form") != "angles")
+    return std::nullopt;
   Reference ref;
   ref.id = "andrews_squeezer/ivp_testset_pside";
   ref.provenance =

@@ -46,6 +46,11 @@ std::string WriteTemp(const std::string& name, const std::string& text) {
   return path;
 }
 
+struct RecordOutputs {
+  std::vector<std::string> names;
+  std::vector<double> values;
+};
+
 std::string Replace(std::string text, const std::string& from, const std::string& to) {
   const auto pos = text.find(from);
   REQUIRE(pos != std::string::npos);
@@ -232,6 +237,41 @@ TEST_CASE("catalogue entries built on the model layer meet their references", "[
     // supports about 9, data/andrews/README.md s2.6).
     CHECK(r.metrics.error->scd >= 8.0);
   }
+}
+
+TEST_CASE("the model-layer Andrews squeezer agrees with the seven-angle form", "[model]") {
+  // PROBLEMS.md: the same mechanism built through the model layer (7 planar bodies, 21
+  // coordinates) must give the same seven angles at t = 0.03 as the test-set form.
+  RecordOutputs angles, model;
+  for (const char* form : {"angles", "model"}) {
+    RunSpec spec;
+    spec.problem = "andrews_squeezer";
+    spec.problem_parameters.Set("form", form);
+    spec.method = "odeint-dopri5";
+    spec.repeats = 0;
+    const RunRecord r = Execute(spec);
+    REQUIRE(r.status == RunStatus::kOk);
+    (std::string(form) == "angles" ? angles : model) = {r.output_names, r.outputs};
+  }
+  REQUIRE(angles.names == model.names);
+  for (size_t k = 0; k < angles.values.size(); ++k) {
+    INFO(angles.names[k] << ": " << angles.values[k] << " vs " << model.values[k]);
+    // Both at rtol 1e-10 (measured agreement 1e-11): 1e-9 relative is the reference's own
+    // digit limit (data/andrews/README.md s2.6) and what the issue asks of the two builds.
+    CHECK(std::abs(angles.values[k] - model.values[k]) <= 1e-9 * std::abs(angles.values[k]));
+  }
+}
+
+TEST_CASE("four_bar starts on the alpha3 = +arccos branch of paper 003 eq (40)", "[model]") {
+  const Problem p = BuildProblem("four_bar", ParameterSet());
+  Vector out(3);
+  p.calc_outputs(0.0, p.q0, p.v0, out);
+  const double l0 = 2.0, l1 = 0.5, l2 = 1.75, l3 = 1.25;  // PROBLEMS.md four_bar data
+  const double alpha3 = std::acos((l0 * l0 + l1 * l1 - l2 * l2 - l3 * l3) / (2 * l2 * l3));
+  CHECK(out[0] == Approx(0.0).margin(1e-14));  // alpha1 = 0 stated
+  // Assembly keeps the closed-form pose: agreement to round-off (1e-12 rad).
+  CHECK(out[2] == Approx(alpha3).margin(1e-12));
+  CHECK(p.warnings.empty());
 }
 
 }  // namespace mbb

@@ -8,9 +8,23 @@
 //   spring  V = c0 (L - l0)^2 / 2: -dV/dgamma is the test set's f3 (F = -c0 (L - l0)/L);
 //   torque  mom on beta (applied force; its work enters the energy balance);
 //   quadratic-velocity terms of f1, f2, f4..f7 (VelocityForces).
-// No gravity. End time 0.03 s. The reference at t = 0.03 is in reference/andrews.
+// No gravity. End time 0.03 s. The reference at t = 0.03 is in reference/andrews_squeezer.
+//
+// `form = model` builds the same mechanism through the model layer (PROBLEMS.md): 7 planar
+// bodies in (x, y, theta), 10 revolute joints, the spring C-D, the torque on the crank.
+// Body geometry read off the test-set equations: absolute angles theta = (beta,
+// beta + Theta, gamma, Phi + delta, delta, Omega + epsilon, epsilon); crank about O = 0
+// with its centre of mass at ra; rod 2 from the crank pin P (rr) to the common point E
+// (length d, centre of mass da from P); body 3 about B = (xb, yb) with E at ss and the
+// spring point D at (sd, -sc); body 5 about A with the pin F at zt; body 4 from F to E
+// (length e, centre of mass ea from E); body 7 about A with the pin G at u; body 6 from
+// G to E (length zf, centre of mass fa from E). Bodies 3, 5, 7 turn about fixed points in
+// a field-free plane, so only the distance of their centres of mass (sqrt(sa^2 + sb^2),
+// ...) matters; the mass-matrix entries of section 2.4 follow from this geometry.
 #include "problems/catalogue/catalogue_entries.h"
+#include "problems/catalogue/model_helpers.h"
 #include "problems/equations_dae.h"
+#include "problems/model/model_problem.h"
 
 namespace mbb {
 namespace {
@@ -100,7 +114,86 @@ struct AndrewsEquations {
   }
 };
 
-Problem Build(const ParameterSet& /*p*/) {
+constexpr double kQ0[7] = {-0.0617138900142764496358948458001, 0.0,
+                           0.455279819163070380255912382449,   0.222668390165885884674473185609,
+                           0.487364979543842550225598953530,   -0.222668390165885884674473185609,
+                           1.23054744454982119249735015568};
+
+Problem BuildModelForm() {
+  const double beta = kQ0[0], theta = kQ0[1], gamma = kQ0[2], phi = kQ0[3], delta = kQ0[4],
+               omega = kQ0[5], epsilon = kQ0[6];
+  const double th[7] = {beta, beta + theta, gamma, phi + delta, delta, omega + epsilon, epsilon};
+  const double mass[7] = {m1, m2, m3, m4, m5, m6, m7};
+  const double inertia[7] = {i1, i2, i3, i4, i5, i6, i7};
+  // Centre of mass of each body in its own frame relative to a known point, and that point.
+  auto rot = [](double a, double x, double y) {
+    return P(std::cos(a) * x - std::sin(a) * y, std::sin(a) * x + std::cos(a) * y);
+  };
+  const Eigen::Vector3d o = P(0, 0), a = P(xa, ya), b = P(xb, yb);
+  const Eigen::Vector3d pin_p = rot(th[0], rr, 0);
+  const Eigen::Vector3d pin_f = a + rot(th[4], zt, 0);
+  const Eigen::Vector3d pin_g = a + rot(th[6], 0, -u);
+  const Eigen::Vector3d com[7] = {rot(th[0], ra, 0),      pin_p + rot(th[1], -da, 0),
+                                  b + rot(th[2], sa, sb), pin_f + rot(th[3], 0, -(e - ea)),
+                                  a + rot(th[4], ta, tb), pin_g + rot(th[5], zf - fa, 0),
+                                  a + rot(th[6], ua, ub)};
+  ModelDescription m;
+  m.title = "Andrews squeezer (model layer)";
+  m.source = "001 s6; IVP test set 'andrews'";
+  m.dimension = 2;
+  for (int i = 0; i < 7; ++i) {
+    BodyDescription body;
+    body.name = "body" + std::to_string(i + 1);
+    body.mass = mass[i];
+    body.inertia(0, 0) = inertia[i];
+    body.position = com[i];
+    body.angle = th[i];
+    m.bodies.push_back(body);
+  }
+  auto j = [](const std::string& name, const std::string& ba, const Eigen::Vector3d& pa,
+              const std::string& bb, const Eigen::Vector3d& pb) {
+    return Joint(name, JointKind::kRevolute, ba, pa, bb, pb);
+  };
+  m.joints = {j("O", "ground", o, "body1", P(-ra, 0)),
+              j("P", "body1", P(rr - ra, 0), "body2", P(da, 0)),
+              j("B", "ground", b, "body3", P(-sa, -sb)),
+              j("E3", "body2", P(da - d, 0), "body3", P(-sa, -ss - sb)),
+              j("A5", "ground", a, "body5", P(-ta, -tb)),
+              j("F", "body5", P(zt - ta, -tb), "body4", P(0, e - ea)),
+              j("E4", "body2", P(da - d, 0), "body4", P(0, -ea)),
+              j("A7", "ground", a, "body7", P(-ua, -ub)),
+              j("G", "body7", P(-ua, -u - ub), "body6", P(-(zf - fa), 0)),
+              j("E6", "body2", P(da - d, 0), "body6", P(fa, 0))};
+  ForceDescription spring;
+  spring.name = "spring_CD";
+  spring.kind = ForceKind::kSpringDamper;
+  spring.body_a = "ground";
+  spring.point_a = P(xc, yc);
+  spring.body_b = "body3";
+  spring.point_b = P(sd - sa, -sc - sb);
+  spring.stiffness = c0;
+  spring.rest_length = l0;
+  ForceDescription torque;
+  torque.name = "mom";
+  torque.kind = ForceKind::kTorque;
+  torque.body_a = "body1";
+  torque.vector = P(0, 0, mom);
+  m.forces = {spring, torque};
+  const char* names[7] = {"beta", "Theta", "gamma", "Phi", "delta", "Omega", "epsilon"};
+  const int body[7] = {1, 2, 3, 4, 5, 6, 7}, reference[7] = {0, 1, 0, 5, 0, 7, 0};
+  for (int k = 0; k < 7; ++k) {
+    OutputDescription out = Output(names[k], OutputKind::kAngle, "body" + std::to_string(body[k]));
+    if (reference[k] > 0) out.reference_body = "body" + std::to_string(reference[k]);
+    m.outputs.push_back(out);
+  }
+  m.t_end = 0.03;
+  m.h_default = 1e-5;
+  m.default_methods = {"ida", "odeint-dopri5"};
+  return BuildModelProblem(m, "andrews_squeezer");
+}
+
+Problem Build(const ParameterSet& p) {
+  if (p.GetString("form", "angles") == "model") return BuildModelForm();
   Problem problem;
   problem.dae = MakeDae(AndrewsEquations());
   problem.t_end = 0.03;
@@ -123,7 +216,10 @@ ProblemEntry AndrewsSqueezerEntry() {
   return {"andrews_squeezer",
           "Andrews' squeezing mechanism, test-set seven-angle index-3 form",
           "001 s6; IVP test set 'andrews'",
-          {},
+          {{"form",
+            "angles",
+            "seven test-set angles, or the model layer's 7 planar bodies",
+            {"angles", "model"}}},
           Build};
 }
 

@@ -98,7 +98,7 @@ struct ForceDescription {
   Eigen::Vector3d point_a = Eigen::Vector3d::Zero(), point_b = Eigen::Vector3d::Zero();
   Eigen::Vector3d vector = Eigen::Vector3d::Zero();
   double stiffness = 0.0, damping = 0.0, rest_length = 0.0;  // rest_length: angle if torsional
-  TimeLaw law;  // kForce, kTorque (default: constant 1)
+  TimeLaw law{1.0};  // kForce, kTorque: factor on `vector` (default: constant 1)
 };
 
 enum class DriverKind {
