@@ -29,7 +29,8 @@ constexpr int kExitBadInput = 2;
 const char* kUsage =
     "usage:\n"
     "  mbbench list [problems|methods]\n"
-    "  mbbench run [-p PROBLEM] [-m METHOD] [--param k=v ...] [--set k=v ...] [--h H]\n"
+    "  mbbench run [-p PROBLEM | --model FILE.json] [-m METHOD] [--param k=v ...]\n"
+    "              [--set k=v ...] [--h H]\n"
     "              [--t-end T] [--out DIR] [--series] [--repeats K]\n"
     "      with no -p: the embedded default catalogue (every problem, its default methods)\n"
     "  mbbench stability -p PROBLEM -m METHOD [--param k=v ...] [--set k=v ...]\n"
@@ -89,7 +90,8 @@ bool ParseCommonOption(const std::string& arg, Args& args, RunOptions& o) {
   } else if (arg == "--out") {
     o.out = args.value(arg);
   } else if (arg == "--model") {
-    throw InputError("--model: JSON model files are not supported yet (issue 3: model layer)");
+    o.spec.model_file = args.value(arg);
+    o.has_problem = true;
   } else {
     return false;
   }
@@ -286,7 +288,11 @@ int CmdRun(Args& args) {
   if (o.has_method) {
     methods.push_back(o.spec.method);
   } else {
-    methods = BuildProblem(o.spec.problem, o.spec.problem_parameters).default_methods;
+    methods = BuildSpecProblem(o.spec).default_methods;
+  }
+  if (!o.spec.model_file.empty()) {
+    if (!o.spec.problem.empty()) throw InputError("run: give either -p PROBLEM or --model FILE");
+    o.spec.problem = BuildSpecProblem(o.spec).id;  // names the result files
   }
   std::vector<BatchItem> items;
   for (const auto& method : methods) {
@@ -328,7 +334,9 @@ int CmdStability(Args& args) {
   };
   const StabilityRecord record = SearchStabilityLimit(o.spec, s);
   fs::create_directories(o.out);
-  std::string stem = o.spec.problem + "_" + o.spec.method;
+  const std::string problem_name =
+      o.spec.model_file.empty() ? o.spec.problem : BuildSpecProblem(o.spec).id;
+  std::string stem = problem_name + "_" + o.spec.method;
   const std::string path = o.out + "/" + stem + ".stability.json";
   WriteFileAtomically(path, StabilityRecordToJson(record));
   std::printf(

@@ -7,6 +7,7 @@
 
 #include "harness/metrics_observer.h"
 #include "harness/reference_maker.h"
+#include "harness/model_file.h"
 #include "problems/constraint_projection.h"
 
 namespace mbb {
@@ -55,13 +56,20 @@ int ConstraintRank(const Problem& problem) {
   auto ws = problem.dae->MakeWorkspace();
   Matrix phi_q(problem.m(), problem.n());
   problem.dae->CalcPhiQ(*ws, problem.t0, problem.q0, phi_q);
-  return static_cast<int>(Eigen::ColPivHouseholderQR<Matrix>(phi_q.transpose()).rank());
+  Eigen::ColPivHouseholderQR<Matrix> qr(phi_q.transpose());
+  qr.setThreshold(kConstraintRankThreshold);
+  return static_cast<int>(qr.rank());
 }
 }  // namespace
 
+Problem BuildSpecProblem(const RunSpec& spec) {
+  if (!spec.model_file.empty()) return LoadModelProblem(spec.model_file, spec.problem_parameters);
+  return BuildProblem(spec.problem, spec.problem_parameters);
+}
+
 ResolvedRun ResolveRun(const RunSpec& spec) {
   ResolvedRun run;
-  run.problem = BuildProblem(spec.problem, spec.problem_parameters);
+  run.problem = BuildSpecProblem(spec);
   run.entry = &FindMethod(spec.method);
   std::vector<ParameterSpec> accepted = run.entry->parameters;
   for (const auto& s : SettingSpecs()) accepted.push_back(s);

@@ -14,6 +14,7 @@ namespace mbb {
 /// --set (h, rtol, atol) and the method's own parameters together.
 struct RunSpec {
   std::string problem;
+  std::string model_file;  // if set: the problem is this JSON model file (`--model`)
   ParameterSet problem_parameters;
   std::string method;
   ParameterSet settings;
@@ -28,6 +29,9 @@ struct RunSpec {
 /// ~1e-7 on the pendulums, so a difference of methods is not a difference of settings.
 inline constexpr double kDefaultRtol = 1e-10;
 inline constexpr double kDefaultAtol = 1e-12;
+
+/// The spec's problem: the catalogue entry, or the model file if `model_file` is set.
+Problem BuildSpecProblem(const RunSpec& spec);
 
 /// The settings a spec resolves to (throws InputError on bad input).
 struct ResolvedRun {

@@ -18,7 +18,11 @@ Amplitudes ReferenceAmplitudes(const ResolvedRun& run) {
   Amplitudes a;
   RunSpec ref_spec;
   ref_spec.problem = run.problem.id;
-  ref_spec.problem_parameters = ParameterSet(run.problem.parameters);
+  const auto model_file = run.problem.parameters.find("model_file");
+  if (model_file != run.problem.parameters.end())
+    ref_spec.model_file = model_file->second;  // a --model problem takes no parameters
+  else
+    ref_spec.problem_parameters = ParameterSet(run.problem.parameters);
   ref_spec.method = "ida";
   ref_spec.settings.Set("rtol", "1e-9");
   ref_spec.settings.Set("atol", "1e-11");

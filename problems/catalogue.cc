@@ -12,8 +12,15 @@ const std::vector<ProblemEntry>& ProblemCatalogue() {
   static const std::vector<ProblemEntry> catalogue = [] {
     std::vector<ProblemEntry> entries = {
         DoublePendulumEntry(),
+        AndrewsSqueezerEntry(),
+        BricardEntry(),
+        DoubleFourBarEntry(),
+        FourBarEntry(),
         PhysicalPendulumEntry(),
         PlanarPendulumEntry(),
+        SimplePendulumIftommEntry(),
+        SliderCrank3dEntry(),
+        SmallMassOscillatorEntry(),
         SpatialPendulumEntry(),
         SpinTopEntry(),
         StiffPendulumEntry(),

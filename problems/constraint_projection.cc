@@ -18,6 +18,7 @@ ConstraintProjector::ConstraintProjector(const MechanicalDae& dae, DaeWorkspace&
 void ConstraintProjector::Factor(double t, ConstVectorRef q) {
   dae_.CalcPhiQ(ws_, t, q, phi_q_);
   phi_q_t_ = phi_q_.transpose();
+  qr_.setThreshold(kConstraintRankThreshold);
   qr_.compute(phi_q_t_);
   rank_ = static_cast<int>(qr_.rank());
 }

@@ -8,6 +8,14 @@
 
 namespace mbb {
 
+/// Relative threshold of the numerical rank of Phi_q (pivots <= this times the largest
+/// count as zero). Eigen's default (about n eps) is too tight for redundant constraints:
+/// off the manifold by a drift delta, Bricard's Phi_q has a singular value ~delta
+/// (9e-11 for delta = 1e-9), which the default counts as independent and so the
+/// redundant row is inverted. 1e-9 is far above a step's drift and far below the smallest
+/// physical singular value of the catalogue's Jacobians (0.3 for Bricard).
+inline constexpr double kConstraintRankThreshold = 1e-9;
+
 class ConstraintProjector {
  public:
   ConstraintProjector(const MechanicalDae& dae, DaeWorkspace& ws);

@@ -38,15 +38,18 @@ std::optional<Reference> PendulumReference(const Problem& problem) {
   Reference ref;
   ref.digits = 13.0;
   ref.t_max = 1e3;
-  if (problem.id == "planar_pendulum") {
+  // simple_pendulum_iftomm (model layer, q = (x, y) of the bob) is the same point-mass
+  // pendulum; it starts at phi0 = -pi/2 and is evaluated by symmetry, phi(t) = -phi|phi0|(t).
+  if (problem.id == "planar_pendulum" || problem.id == "simple_pendulum_iftomm") {
     const double l = Param(problem, "length");
     const double phi0 = std::atan2(problem.q0[0], -problem.q0[1]);
     if (problem.v0.norm() != 0.0) return std::nullopt;
-    const auto s = MakeSolution(std::sqrt(Param(problem, "g") / l), phi0);
-    ref.id = "planar_pendulum/analytic";
+    const double sign = phi0 < 0.0 ? -1.0 : 1.0;
+    const auto s = MakeSolution(std::sqrt(Param(problem, "g") / l), std::abs(phi0));
+    ref.id = problem.id + "/analytic";
     ref.provenance = "Jacobi elliptic closed form, sin(phi/2) = k sn(K - w t, k), Boost.Math";
-    ref.evaluate = [s, l](double t, Vector& q) {
-      const double phi = s.Angle(t);
+    ref.evaluate = [s, l, sign](double t, Vector& q) {
+      const double phi = sign * s.Angle(t);
       q[0] = l * std::sin(phi);
       q[1] = -l * std::cos(phi);
     };

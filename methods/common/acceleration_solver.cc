@@ -1,5 +1,7 @@
 #include "methods/common/acceleration_solver.h"
 
+#include "problems/constraint_projection.h"
+
 namespace mbb {
 
 AccelerationSolver::AccelerationSolver(const MechanicalDae& dae, DaeWorkspace& ws,
@@ -44,6 +46,7 @@ bool AccelerationSolver::Solve(double t, ConstVectorRef q, ConstVectorRef v, Vec
   // Phi_q^T P = Y R: basis_ = [Y Z] (n x n), rank r.
   dae_.CalcPhiQ(ws_, t, q, phi_q_);
   phi_q_t_ = phi_q_.transpose();
+  qr_.setThreshold(kConstraintRankThreshold);
   qr_.compute(phi_q_t_);
   rank_ = static_cast<int>(qr_.rank());
   const int r = rank_;

@@ -9,8 +9,15 @@
 namespace mbb {
 
 ProblemEntry DoublePendulumEntry();
+ProblemEntry AndrewsSqueezerEntry();
+ProblemEntry BricardEntry();
+ProblemEntry DoubleFourBarEntry();
+ProblemEntry FourBarEntry();
 ProblemEntry PhysicalPendulumEntry();
 ProblemEntry PlanarPendulumEntry();
+ProblemEntry SimplePendulumIftommEntry();
+ProblemEntry SliderCrank3dEntry();
+ProblemEntry SmallMassOscillatorEntry();
 ProblemEntry SpatialPendulumEntry();
 ProblemEntry SpinTopEntry();
 ProblemEntry StiffPendulumEntry();

@@ -1,0 +1,58 @@
+// Small builders for catalogue entries written as ModelDescriptions in C++ (the catalogue
+// builds its model-layer entries in C++ because problems/ may not read JSON; the same
+// models are available as JSON model files under problems/models/ for `--model`).
+#pragma once
+
+#include <cmath>
+#include <string>
+
+#include "problems/model/model_description.h"
+
+namespace mbb {
+
+inline Eigen::Vector3d P(double x, double y, double z = 0.0) { return Eigen::Vector3d(x, y, z); }
+
+/// Planar uniform bar of length L along its body x axis, centre (x, y), angle theta.
+inline BodyDescription PlanarBar(const std::string& name, double mass, double length, double x,
+                                 double y, double theta) {
+  BodyDescription b;
+  b.name = name;
+  b.mass = mass;
+  b.inertia(0, 0) = mass * length * length / 12.0;
+  b.position = P(x, y);
+  b.angle = theta;
+  return b;
+}
+
+inline JointDescription Joint(const std::string& name, JointKind kind, const std::string& a,
+                              const Eigen::Vector3d& pa, const std::string& b,
+                              const Eigen::Vector3d& pb) {
+  JointDescription j;
+  j.name = name;
+  j.kind = kind;
+  j.body_a = a;
+  j.body_b = b;
+  j.point_a = pa;
+  j.point_b = pb;
+  return j;
+}
+
+inline ForceDescription Gravity(const Eigen::Vector3d& g) {
+  ForceDescription f;
+  f.name = "gravity";
+  f.kind = ForceKind::kGravity;
+  f.vector = g;
+  return f;
+}
+
+inline OutputDescription Output(const std::string& name, OutputKind kind, const std::string& body,
+                                const Eigen::Vector3d& point = Eigen::Vector3d::Zero()) {
+  OutputDescription o;
+  o.name = name;
+  o.kind = kind;
+  o.body = body;
+  o.point = point;
+  return o;
+}
+
+}  // namespace mbb

@@ -1,0 +1,47 @@
+// A model turned into equations: the interface every coordinate set implements
+// (planar_formulation.cc: (x, y, theta); spatial_formulation.cc: Cartesian position +
+// Euler parameters, paper 000 eq 61). A further coordinate set (directors, joint
+// coordinates on a tree) adds one more Formulate* function returning this struct; the
+// assembly (model_assembly.h), the Problem builder and the methods stay unchanged.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "problems/mechanical_dae.h"
+#include "problems/model/model_description.h"
+
+namespace mbb {
+
+struct FormulatedModel {
+  std::shared_ptr<const MechanicalDae> dae;
+  /// The model's stated initial pose and twist in these coordinates (not yet consistent).
+  Vector q_guess, v_guess;
+  /// Held initial values as linear rows: hold_q q = hold_q q_guess and
+  /// hold_v v = hold_v v_guess during assembly (what the source states).
+  Matrix hold_q, hold_v;
+  std::vector<std::string> hold_names_q, hold_names_v;
+  /// 1 for coordinates / velocities whose stated value is meant (not an estimate): the
+  /// assembly warns when it has to change one of them.
+  Vector stated_q, stated_v;
+  /// Name of each constraint row ("joint 'A' (revolute) row 2"), for error messages.
+  std::vector<std::string> constraint_names;
+  /// Output values in ModelDescription::outputs order.
+  std::function<void(double t, const Vector& q, const Vector& v, Vector& out)> calc_outputs;
+};
+
+/// Planar bodies in (x, y, theta), point masses in (x, y). Requires dimension 2.
+FormulatedModel FormulatePlanar(const ModelDescription& model);
+/// Spatial bodies in (x, y, z, e0..e3) with e^T e = 1 per body (paper 000 eq 61d), point
+/// masses in (x, y, z). Requires dimension 3.
+FormulatedModel FormulateSpatialEuler(const ModelDescription& model);
+
+// Shared by the formulations: index of a body (-1 for "ground"); throws InputError.
+int FindBodyIndex(const ModelDescription& model, const std::string& name,
+                  const std::string& referrer);
+/// Two unit vectors completing `axis` (normalised) to a right-handed orthonormal frame.
+void PerpendicularPair(const Eigen::Vector3d& axis, Eigen::Vector3d& f, Eigen::Vector3d& g);
+
+}  // namespace mbb

@@ -1,0 +1,164 @@
+#include "problems/model/model_description.h"
+
+#include <cmath>
+#include <set>
+
+#include "problems/model/formulation.h"
+#include "problems/parameters.h"
+
+namespace mbb {
+
+std::string ModelDescription::Where() const {
+  if (!file.empty()) return "model file " + file;
+  return "model '" + title + "'";
+}
+
+int FindBodyIndex(const ModelDescription& model, const std::string& name,
+                  const std::string& referrer) {
+  if (name == "ground") return -1;
+  for (size_t i = 0; i < model.bodies.size(); ++i)
+    if (model.bodies[i].name == name) return static_cast<int>(i);
+  throw InputError(model.Where() + ": " + referrer + " references body '" + name +
+                   "', which is not defined (bodies are listed under \"bodies\"; the fixed "
+                   "frame is \"ground\")");
+}
+
+void PerpendicularPair(const Eigen::Vector3d& axis, Eigen::Vector3d& f, Eigen::Vector3d& g) {
+  const Eigen::Vector3d a = axis.normalized();
+  // Pick the coordinate axis least aligned with a to start Gram-Schmidt.
+  Eigen::Vector3d seed = Eigen::Vector3d::UnitX();
+  if (std::abs(a.x()) > std::abs(a.y()) || std::abs(a.x()) > std::abs(a.z())) {
+    seed = std::abs(a.y()) < std::abs(a.z()) ? Eigen::Vector3d::UnitY() : Eigen::Vector3d::UnitZ();
+  }
+  f = (seed - seed.dot(a) * a).normalized();
+  g = a.cross(f);
+}
+
+namespace {
+void RequireFinite(const ModelDescription& model, const std::string& what, double x) {
+  if (!std::isfinite(x)) throw InputError(model.Where() + ": " + what + " is not finite");
+}
+template <class V>
+void RequireFiniteVector(const ModelDescription& model, const std::string& what, const V& x) {
+  if (!x.allFinite()) throw InputError(model.Where() + ": " + what + " is not finite");
+}
+}  // namespace
+
+void ValidateModel(const ModelDescription& model) {
+  const std::string& w = model.Where();
+  if (model.dimension != 2 && model.dimension != 3)
+    throw InputError(w + ": dimension must be 2 or 3");
+  if (model.bodies.empty()) throw InputError(w + ": no bodies");
+  if (!(model.t_end > 0.0)) throw InputError(w + ": end_time must be > 0");
+  if (!(model.h_default > 0.0)) throw InputError(w + ": step must be > 0");
+  std::set<std::string> names;
+  for (const auto& b : model.bodies) {
+    const std::string what = "body '" + b.name + "'";
+    if (b.name.empty() || b.name == "ground")
+      throw InputError(w + ": body name '" + b.name + "' is empty or reserved");
+    if (!names.insert(b.name).second) throw InputError(w + ": body '" + b.name + "' defined twice");
+    if (!(b.mass > 0.0)) throw InputError(w + ": " + what + " mass must be > 0");
+    RequireFiniteVector(model, what + " inertia", b.inertia);
+    RequireFiniteVector(model, what + " position", b.position);
+    RequireFinite(model, what + " angle", b.angle);
+    RequireFiniteVector(model, what + " orientation", b.orientation);
+    RequireFiniteVector(model, what + " velocity", b.velocity);
+    RequireFiniteVector(model, what + " angular_velocity", b.angular_velocity);
+    if (b.kind == BodyKind::kRigid) {
+      if (model.dimension == 2 && !(b.inertia(0, 0) > 0.0))
+        throw InputError(w + ": " + what + " inertia must be > 0");
+      if (model.dimension == 3) {
+        Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> eig(b.inertia);
+        if (!(eig.eigenvalues().minCoeff() > 0.0) || (b.inertia - b.inertia.transpose()).norm() > 0)
+          throw InputError(w + ": " + what + " inertia must be symmetric positive definite");
+        if (!(b.orientation.norm() > 0.0))
+          throw InputError(w + ": " + what + " orientation must be a non-zero quaternion");
+      }
+    }
+    static const std::set<std::string> kHold2 = {"x", "y", "angle", "vx", "vy", "omega"};
+    static const std::set<std::string> kHold3 = {"x",  "y",  "z",  "orientation", "vx",
+                                                 "vy", "vz", "wx", "wy",          "wz"};
+    for (const auto& h : b.hold) {
+      const auto& allowed = model.dimension == 2 ? kHold2 : kHold3;
+      if (!allowed.count(h)) throw InputError(w + ": " + what + " hold: unknown value '" + h + "'");
+      if (b.kind == BodyKind::kPointMass &&
+          (h == "angle" || h == "omega" || h == "orientation" || h[0] == 'w'))
+        throw InputError(w + ": " + what + " hold: '" + h + "' is not a point-mass coordinate");
+    }
+  }
+  for (const auto& j : model.joints) {
+    const std::string what = "joint '" + j.name + "'";
+    const int a = FindBodyIndex(model, j.body_a, what);
+    const int b = FindBodyIndex(model, j.body_b, what);
+    if (a == b) throw InputError(w + ": " + what + " connects body '" + j.body_a + "' to itself");
+    RequireFiniteVector(model, what + " point_a", j.point_a);
+    RequireFiniteVector(model, what + " point_b", j.point_b);
+    RequireFiniteVector(model, what + " axis_a", j.axis_a);
+    RequireFiniteVector(model, what + " axis_b", j.axis_b);
+    RequireFinite(model, what + " length", j.length);
+    const bool spatial_only = j.kind == JointKind::kSpherical || j.kind == JointKind::kUniversal ||
+                              j.kind == JointKind::kCylindrical || j.kind == JointKind::kPlanar;
+    if (model.dimension == 2 && spatial_only)
+      throw InputError(w + ": " + what + " is a spatial joint in a planar model");
+    if (j.kind == JointKind::kDistance && !(j.length > 0.0))
+      throw InputError(w + ": " + what + " length must be > 0");
+    const bool uses_axis = j.kind != JointKind::kSpherical && j.kind != JointKind::kDistance &&
+                           j.kind != JointKind::kFixed &&
+                           !(model.dimension == 2 && j.kind == JointKind::kRevolute);
+    if (uses_axis && !(j.axis_a.norm() > 0.0))
+      throw InputError(w + ": " + what + " axis_a must be non-zero");
+    if (model.dimension == 3 && uses_axis && j.kind != JointKind::kPointOnLine &&
+        !(j.axis_b.norm() > 0.0))
+      throw InputError(w + ": " + what + " axis_b must be non-zero");
+  }
+  for (const auto& f : model.forces) {
+    const std::string what = "force '" + f.name + "'";
+    RequireFiniteVector(model, what + " vector", f.vector);
+    RequireFiniteVector(model, what + " point_a", f.point_a);
+    RequireFiniteVector(model, what + " point_b", f.point_b);
+    RequireFinite(model, what + " stiffness", f.stiffness);
+    RequireFinite(model, what + " damping", f.damping);
+    RequireFinite(model, what + " rest_length", f.rest_length);
+    if (f.kind == ForceKind::kGravity) continue;
+    FindBodyIndex(model, f.body_a, what);
+    if (f.kind == ForceKind::kSpringDamper || f.kind == ForceKind::kTorsionalSpring)
+      FindBodyIndex(model, f.body_b, what);
+    if (f.kind == ForceKind::kTorsionalSpring && model.dimension != 2)
+      throw InputError(w + ": " + what + " torsional spring-dampers are planar only");
+    if (f.stiffness < 0.0 || f.damping < 0.0)
+      throw InputError(w + ": " + what + " stiffness and damping must be >= 0");
+  }
+  for (const auto& d : model.drivers) {
+    const std::string what = "driver '" + d.name + "'";
+    const int a = FindBodyIndex(model, d.body_a, what);
+    if (d.kind == DriverKind::kRelativeAngle) {
+      if (model.dimension != 2)
+        throw InputError(w + ": " + what + " relative_angle is planar only");
+      FindBodyIndex(model, d.body_b, what);
+    } else {
+      if (a < 0) throw InputError(w + ": " + what + " must name a body, not ground");
+      static const std::set<std::string> kCoord = {"x", "y", "z", "angle"};
+      if (!kCoord.count(d.coordinate) || (model.dimension == 2 && d.coordinate == "z") ||
+          (model.dimension == 3 && d.coordinate == "angle"))
+        throw InputError(w + ": " + what + " coordinate '" + d.coordinate + "' is not valid");
+    }
+  }
+  for (const auto& o : model.outputs) {
+    const std::string what = "output '" + o.name + "'";
+    const int b = FindBodyIndex(model, o.body, what);
+    if (b < 0) throw InputError(w + ": " + what + " must name a body, not ground");
+    if (model.dimension == 2 && (o.kind == OutputKind::kPointZ || o.kind == OutputKind::kPointVZ))
+      throw InputError(w + ": " + what + " has no z component in a planar model");
+    if (o.kind == OutputKind::kAngle && model.bodies[b].kind == BodyKind::kPointMass)
+      throw InputError(w + ": " + what + ": a point mass has no angle");
+    if (!o.reference_body.empty()) FindBodyIndex(model, o.reference_body, what);
+    RequireFinite(model, what + " offset", o.offset);
+    RequireFinite(model, what + " scale", o.scale);
+    RequireFiniteVector(model, what + " point", o.point);
+    RequireFiniteVector(model, what + " axis", o.axis);
+    if (o.kind == OutputKind::kAngle && model.dimension == 3 && !(o.axis.norm() > 0.0))
+      throw InputError(w + ": " + what + " axis must be non-zero");
+  }
+}
+
+}  // namespace mbb

@@ -1,0 +1,31 @@
+#include "problems/model/model_problem.h"
+
+#include <cstdio>
+
+#include "problems/model/formulation.h"
+#include "problems/model/model_assembly.h"
+
+namespace mbb {
+
+Problem BuildModelProblem(const ModelDescription& model, const std::string& id) {
+  ValidateModel(model);
+  FormulatedModel formulated =
+      model.dimension == 2 ? FormulatePlanar(model) : FormulateSpatialEuler(model);
+  Problem problem;
+  problem.id = id;
+  problem.title = model.title;
+  problem.source = model.source;
+  problem.dae = formulated.dae;
+  problem.t0 = 0.0;
+  problem.t_end = model.t_end;
+  problem.h_default = model.h_default;
+  const AssemblyReport report =
+      AssembleInitialState(model, formulated, problem.t0, problem.q0, problem.v0, problem.warnings);
+  (void)report;
+  for (const auto& o : model.outputs) problem.output_names.push_back(o.name);
+  problem.calc_outputs = formulated.calc_outputs;
+  problem.default_methods = model.default_methods;
+  return problem;
+}
+
+}  // namespace mbb

@@ -1,0 +1,593 @@
+// Spatial formulation of a model in Cartesian position + Euler parameters: each rigid body
+// has q_i = (r, e), r the centre of mass (3) and e = (e0, e1, e2, e3) (4) with the
+// normalisation constraint e^T e - 1 = 0 (paper 000 eq 61d); point masses have q_i = r.
+// Equations of motion as paper 000 eqs (61a, 61b) (Haug 1989, ch. 11):
+//   m r'' + ... = f                                                      (61a)
+//   4 E^T J E e'' + 8 E'^T J E e' + ... = 2 E^T t'                       (61b)
+// with E(e), Ebar(e) of eq (62) (E: body-frame angular velocity w' = 2 E e'; Ebar: global
+// w = 2 Ebar e') and the rotation matrix A = Ebar E^T (text after eq 61). The paper prints
+// the quadratic-velocity term as 8 E'^T J E w; dimensionally and by Lagrange's equations
+// (T = 1/2 w'^T J w' = 2 e'^T E^T J E e') it is 8 E'^T J E e', which we implement.
+// The mass matrix 4 E^T J E is singular along e; the normalisation constraint removes that
+// direction (the methods' null-space solves handle it). Applied torques t (global) enter as
+// 2 Ebar^T t; a force F at body point s enters as (d(A s)/de)^T F.
+//
+// Joint equations (f_a, g_a complete the axis u_a of body a to an orthonormal frame; h_b is
+// the axis of body b; d = p_b - p_a, p = r + A s), Haug 1989 ch. 9 in dot-product form:
+//   spherical      d = 0                                                   3 rows
+//   revolute       d = 0, f_a . h_b = 0, g_a . h_b = 0                       5
+//   universal      d = 0, u_a . h_b = 0   (axes perpendicular)               4
+//   cylindrical    f_a . d = 0, g_a . d = 0, f_a . h_b = 0, g_a . h_b = 0     4
+//   prismatic      cylindrical + f_a . k_b = 0 (no rotation about the axis)   5
+//   planar         f_a . h_b = 0, g_a . h_b = 0, u_a . d = 0                  3
+//   fixed          d = 0 and three frame dot products                        6
+//   point-on-line  f_a . d = 0, g_a . d = 0                                  2
+//   distance       (d . d - L^2) / (2 L) = 0                                 1
+// k_b and the fixed joint's frame vectors are taken from the stated initial pose.
+#include <cmath>
+#include <memory>
+
+#include "problems/equations_dae.h"
+#include "problems/model/formulation.h"
+#include "problems/parameters.h"
+
+namespace mbb {
+namespace {
+
+using V3 = Eigen::Vector3d;
+
+struct BodyRef {
+  int offset = -1;  // -1: ground
+  bool rigid = false;
+};
+
+// E(e) of eq (62): row i, column k.
+template <class T>
+T EntryE(const T* e, int i, int k) {
+  static constexpr int kIndex[3][4] = {{1, 0, 3, 2}, {2, 3, 0, 1}, {3, 2, 1, 0}};
+  static constexpr double kSign[3][4] = {{-1, 1, 1, -1}, {-1, -1, 1, 1}, {-1, 1, -1, 1}};
+  return kSign[i][k] * e[kIndex[i][k]];
+}
+// Ebar(e) of eq (62).
+template <class T>
+T EntryEbar(const T* e, int i, int k) {
+  static constexpr int kIndex[3][4] = {{1, 0, 3, 2}, {2, 3, 0, 1}, {3, 2, 1, 0}};
+  static constexpr double kSign[3][4] = {{-1, 1, -1, 1}, {-1, 1, 1, -1}, {-1, -1, 1, 1}};
+  return kSign[i][k] * e[kIndex[i][k]];
+}
+
+// out = Ebar(a) E(b)^T s: bilinear in (a, b); A(e) s = Ebar(e) E(e)^T s.
+template <class T, class S>
+void Bilinear(const T* a, const S* b, const V3& s, T* out) {
+  S w[4];
+  for (int k = 0; k < 4; ++k)
+    w[k] = EntryE(b, 0, k) * s.x() + EntryE(b, 1, k) * s.y() + EntryE(b, 2, k) * s.z();
+  for (int i = 0; i < 3; ++i) {
+    out[i] = EntryEbar(a, i, 0) * w[0];
+    for (int k = 1; k < 4; ++k) out[i] += EntryEbar(a, i, k) * w[k];
+  }
+}
+
+// Global vector of body-fixed u (A u), or u itself for ground and point masses.
+template <class T>
+void Rotate(const BodyRef& b, const T* q, const V3& u, T* out) {
+  if (b.offset < 0 || !b.rigid) {
+    for (int i = 0; i < 3; ++i) out[i] = T(u[i]);
+    return;
+  }
+  const T* e = q + b.offset + 3;
+  Bilinear(e, e, u, out);
+}
+
+template <class T>
+void PointOf(const BodyRef& b, const T* q, const V3& s, T* p) {
+  Rotate(b, q, s, p);
+  if (b.offset >= 0)
+    for (int i = 0; i < 3; ++i) p[i] += q[b.offset + i];
+}
+
+// p' = r' + d(A s)/de e' = r' + Ebar(e) E(e')^T s + Ebar(e') E(e)^T s.
+template <class T>
+void PointVelocity(const BodyRef& b, const T* q, const T* v, const V3& s, T* pv) {
+  if (b.offset < 0) {
+    for (int i = 0; i < 3; ++i) pv[i] = T(0.0);
+    return;
+  }
+  for (int i = 0; i < 3; ++i) pv[i] = v[b.offset + i];
+  if (!b.rigid) return;
+  const T* e = q + b.offset + 3;
+  const T* ed = v + b.offset + 3;
+  T x[3], y[3];
+  Bilinear(e, ed, s, x);
+  Bilinear(ed, e, s, y);
+  for (int i = 0; i < 3; ++i) pv[i] += x[i] + y[i];
+}
+
+// f += J^T F for a force F (global) at body point s.
+template <class T>
+void AddPointForce(const BodyRef& b, const T* q, const V3& s, const T* force, T* f) {
+  if (b.offset < 0) return;
+  for (int i = 0; i < 3; ++i) f[b.offset + i] += force[i];
+  if (!b.rigid) return;
+  const T* e = q + b.offset + 3;
+  for (int k = 0; k < 4; ++k) {
+    double unit[4] = {0.0, 0.0, 0.0, 0.0};
+    unit[k] = 1.0;
+    T x[3], y[3];
+    Bilinear(e, unit, s, x);
+    T ue[4] = {T(unit[0]), T(unit[1]), T(unit[2]), T(unit[3])};
+    Bilinear(ue, e, s, y);
+    for (int i = 0; i < 3; ++i) f[b.offset + 3 + k] += force[i] * (x[i] + y[i]);
+  }
+}
+
+// f_e += 2 Ebar(e)^T t for a global torque t.
+template <class T>
+void AddTorque(const BodyRef& b, const T* q, const T* torque, T* f) {
+  if (b.offset < 0 || !b.rigid) return;
+  const T* e = q + b.offset + 3;
+  for (int k = 0; k < 4; ++k)
+    for (int i = 0; i < 3; ++i) f[b.offset + 3 + k] += 2.0 * EntryEbar(e, i, k) * torque[i];
+}
+
+template <class T>
+T Dot(const T* a, const T* b) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+struct Joint {
+  JointKind kind;
+  BodyRef a, b;
+  V3 sa, sb, ua, fa, ga, hb, kb;  // see the header comment
+  V3 frame_b[3];                  // fixed joint: a's axes in b's frame at the initial pose
+  double length = 1.0;
+};
+
+struct Force {
+  ForceKind kind;
+  BodyRef a, b;
+  V3 sa, sb, vector;
+  double stiffness = 0.0, damping = 0.0, rest = 0.0;
+  TimeLaw law;
+};
+
+struct Driver {
+  int index = 0;
+  TimeLaw law;
+};
+
+struct BodyData {
+  BodyRef ref;
+  double mass;
+  Eigen::Matrix3d inertia;
+};
+
+struct SpatialEulerEquations {
+  static constexpr bool kConstantMass = false;
+  int n = 0, m = 0;
+  std::vector<BodyData> bodies;
+  std::vector<Joint> joints;
+  std::vector<Force> forces;
+  std::vector<Driver> drivers;
+  V3 gravity = V3::Zero();
+
+  int num_coordinates() const { return n; }
+  int num_constraints() const { return m; }
+
+  template <class T>
+  void Constraints(const T& t, const T* q, T* phi) const {
+    int row = 0;
+    for (const Joint& j : joints) {
+      T pa[3], pb[3], d[3];
+      PointOf(j.a, q, j.sa, pa);
+      PointOf(j.b, q, j.sb, pb);
+      for (int i = 0; i < 3; ++i) d[i] = pb[i] - pa[i];
+      T f[3], g[3], u[3], h[3];
+      Rotate(j.a, q, j.fa, f);
+      Rotate(j.a, q, j.ga, g);
+      Rotate(j.a, q, j.ua, u);
+      Rotate(j.b, q, j.hb, h);
+      switch (j.kind) {
+        case JointKind::kSpherical:
+          for (int i = 0; i < 3; ++i) phi[row++] = d[i];
+          break;
+        case JointKind::kRevolute:
+          for (int i = 0; i < 3; ++i) phi[row++] = d[i];
+          phi[row++] = Dot(f, h);
+          phi[row++] = Dot(g, h);
+          break;
+        case JointKind::kUniversal:
+          for (int i = 0; i < 3; ++i) phi[row++] = d[i];
+          phi[row++] = Dot(u, h);
+          break;
+        case JointKind::kCylindrical:
+        case JointKind::kPrismatic:
+          phi[row++] = Dot(f, d);
+          phi[row++] = Dot(g, d);
+          phi[row++] = Dot(f, h);
+          phi[row++] = Dot(g, h);
+          if (j.kind == JointKind::kPrismatic) {
+            T k[3];
+            Rotate(j.b, q, j.kb, k);
+            phi[row++] = Dot(f, k);
+          }
+          break;
+        case JointKind::kPlanar:
+          phi[row++] = Dot(f, h);
+          phi[row++] = Dot(g, h);
+          phi[row++] = Dot(u, d);
+          break;
+        case JointKind::kFixed: {
+          for (int i = 0; i < 3; ++i) phi[row++] = d[i];
+          for (int c = 0; c < 3; ++c) {
+            T ax[3], bx[3];
+            Rotate(j.a, q, V3(V3::Unit(c)), ax);
+            Rotate(j.b, q, j.frame_b[(c + 1) % 3], bx);
+            phi[row++] = Dot(ax, bx);
+          }
+          break;
+        }
+        case JointKind::kPointOnLine:
+          phi[row++] = Dot(f, d);
+          phi[row++] = Dot(g, d);
+          break;
+        case JointKind::kDistance:
+          phi[row++] = (Dot(d, d) - j.length * j.length) / (2.0 * j.length);
+          break;
+      }
+    }
+    for (const Driver& d : drivers) phi[row++] = q[d.index] - d.law.Eval(t);
+    for (const BodyData& b : bodies) {  // eq (61d)
+      if (!b.ref.rigid) continue;
+      const T* e = q + b.ref.offset + 3;
+      phi[row++] = e[0] * e[0] + e[1] * e[1] + e[2] * e[2] + e[3] * e[3] - 1.0;
+    }
+  }
+
+  template <class T>
+  void MassMatrix(const T* q, T* mass) const {
+    for (const BodyData& b : bodies) {
+      const int o = b.ref.offset;
+      for (int i = 0; i < 3; ++i) mass[(o + i) + (o + i) * n] = T(b.mass);  // eq (61a)
+      if (!b.ref.rigid) continue;
+      const T* e = q + o + 3;
+      // 4 E^T J E, eq (61b).
+      T je[3][4];
+      for (int i = 0; i < 3; ++i)
+        for (int k = 0; k < 4; ++k) {
+          je[i][k] = b.inertia(i, 0) * EntryE(e, 0, k);
+          for (int l = 1; l < 3; ++l) je[i][k] += b.inertia(i, l) * EntryE(e, l, k);
+        }
+      for (int k = 0; k < 4; ++k)
+        for (int l = 0; l < 4; ++l) {
+          T sum = EntryE(e, 0, k) * je[0][l];
+          for (int i = 1; i < 3; ++i) sum += EntryE(e, i, k) * je[i][l];
+          mass[(o + 3 + k) + (o + 3 + l) * n] = 4.0 * sum;
+        }
+    }
+  }
+
+  template <class T>
+  T Potential(const T& /*t*/, const T* q) const {
+    using std::sqrt;
+    T energy(0.0);
+    for (const BodyData& b : bodies)  // uniform gravity: V = -m g . r
+      for (int i = 0; i < 3; ++i) energy -= b.mass * gravity[i] * q[b.ref.offset + i];
+    for (const Force& f : forces) {
+      if (f.kind != ForceKind::kSpringDamper || f.stiffness == 0.0) continue;
+      T pa[3], pb[3], d[3];
+      PointOf(f.a, q, f.sa, pa);
+      PointOf(f.b, q, f.sb, pb);
+      for (int i = 0; i < 3; ++i) d[i] = pb[i] - pa[i];
+      energy += 0.5 * f.stiffness * Square(sqrt(Dot(d, d)) - f.rest);
+    }
+    return energy;
+  }
+
+  template <class T>
+  void AppliedForces(const T& t, const T* q, const T* v, T* out) const {
+    using std::sqrt;
+    for (const Force& f : forces) {
+      if (f.kind == ForceKind::kSpringDamper && f.damping != 0.0) {
+        T pa[3], pb[3], va[3], vb[3], u[3];
+        PointOf(f.a, q, f.sa, pa);
+        PointOf(f.b, q, f.sb, pb);
+        PointVelocity(f.a, q, v, f.sa, va);
+        PointVelocity(f.b, q, v, f.sb, vb);
+        for (int i = 0; i < 3; ++i) u[i] = pb[i] - pa[i];
+        const T length = sqrt(Dot(u, u));
+        T rate(0.0);
+        for (int i = 0; i < 3; ++i) {
+          u[i] = u[i] / length;
+          rate += u[i] * (vb[i] - va[i]);
+        }
+        T force[3];
+        for (int i = 0; i < 3; ++i) force[i] = -f.damping * rate * u[i];
+        AddPointForce(f.b, q, f.sb, force, out);
+        for (int i = 0; i < 3; ++i) force[i] = -force[i];
+        AddPointForce(f.a, q, f.sa, force, out);
+      } else if (f.kind == ForceKind::kForce || f.kind == ForceKind::kTorque) {
+        const T s = f.law.Eval(t);
+        T vec[3];
+        for (int i = 0; i < 3; ++i) vec[i] = s * f.vector[i];
+        if (f.kind == ForceKind::kForce)
+          AddPointForce(f.a, q, f.sa, vec, out);
+        else
+          AddTorque(f.a, q, vec, out);
+      }
+    }
+  }
+
+  // -8 E(e')^T J E(e) e', eq (61b) moved to the right-hand side (E' = E(e')).
+  template <class T>
+  void VelocityForces(const T* q, const T* v, T* out) const {
+    for (const BodyData& b : bodies) {
+      if (!b.ref.rigid) continue;
+      const int o = b.ref.offset + 3;
+      const T* e = q + o;
+      const T* ed = v + o;
+      T w[3];  // E e' = w'/2
+      for (int i = 0; i < 3; ++i) {
+        w[i] = EntryE(e, i, 0) * ed[0];
+        for (int k = 1; k < 4; ++k) w[i] += EntryE(e, i, k) * ed[k];
+      }
+      T jw[3];
+      for (int i = 0; i < 3; ++i)
+        jw[i] = b.inertia(i, 0) * w[0] + b.inertia(i, 1) * w[1] + b.inertia(i, 2) * w[2];
+      for (int k = 0; k < 4; ++k) {
+        T sum = EntryE(ed, 0, k) * jw[0];
+        for (int i = 1; i < 3; ++i) sum += EntryE(ed, i, k) * jw[i];
+        out[o + k] -= 8.0 * sum;
+      }
+    }
+  }
+};
+
+std::string JointName(JointKind kind) {
+  switch (kind) {
+    case JointKind::kRevolute:
+      return "revolute";
+    case JointKind::kPrismatic:
+      return "prismatic";
+    case JointKind::kSpherical:
+      return "spherical";
+    case JointKind::kUniversal:
+      return "universal";
+    case JointKind::kCylindrical:
+      return "cylindrical";
+    case JointKind::kPlanar:
+      return "planar";
+    case JointKind::kFixed:
+      return "fixed";
+    case JointKind::kDistance:
+      return "distance";
+    case JointKind::kPointOnLine:
+      return "point_on_line";
+  }
+  return "?";
+}
+
+int JointRows(JointKind kind) {
+  switch (kind) {
+    case JointKind::kSpherical:
+      return 3;
+    case JointKind::kRevolute:
+      return 5;
+    case JointKind::kUniversal:
+      return 4;
+    case JointKind::kCylindrical:
+      return 4;
+    case JointKind::kPrismatic:
+      return 5;
+    case JointKind::kPlanar:
+      return 3;
+    case JointKind::kFixed:
+      return 6;
+    case JointKind::kPointOnLine:
+      return 2;
+    case JointKind::kDistance:
+      return 1;
+  }
+  return 0;
+}
+
+// Rotation of the stated initial pose (identity for ground and point masses).
+Eigen::Matrix3d InitialRotation(const ModelDescription& model, int body) {
+  if (body < 0 || model.bodies[body].kind == BodyKind::kPointMass)
+    return Eigen::Matrix3d::Identity();
+  const Eigen::Vector4d& e = model.bodies[body].orientation;
+  return Eigen::Quaterniond(e[0], e[1], e[2], e[3]).normalized().toRotationMatrix();
+}
+
+}  // namespace
+
+FormulatedModel FormulateSpatialEuler(const ModelDescription& model) {
+  ValidateModel(model);
+  if (model.dimension != 3)
+    throw InputError(model.Where() + ": Euler-parameter formulation needs dimension 3");
+  SpatialEulerEquations eq;
+  std::vector<int> offsets;
+  std::vector<BodyRef> refs;
+  for (const auto& b : model.bodies) {
+    offsets.push_back(eq.n);
+    const bool rigid = b.kind == BodyKind::kRigid;
+    refs.push_back({eq.n, rigid});
+    eq.bodies.push_back({{eq.n, rigid}, b.mass, b.inertia});
+    eq.n += rigid ? 7 : 3;
+  }
+  auto ref = [&](const std::string& name, const std::string& what) {
+    const int i = FindBodyIndex(model, name, what);
+    return i < 0 ? BodyRef{} : refs[i];
+  };
+  FormulatedModel out;
+  for (const auto& jd : model.joints) {
+    const std::string what = "joint '" + jd.name + "'";
+    Joint j;
+    j.kind = jd.kind;
+    j.a = ref(jd.body_a, what);
+    j.b = ref(jd.body_b, what);
+    j.sa = jd.point_a;
+    j.sb = jd.point_b;
+    j.ua = jd.axis_a.norm() > 0.0 ? V3(jd.axis_a.normalized()) : V3(V3::UnitZ());
+    PerpendicularPair(j.ua, j.fa, j.ga);
+    j.hb = jd.axis_b.norm() > 0.0 ? V3(jd.axis_b.normalized()) : V3(V3::UnitZ());
+    j.length = jd.length > 0.0 ? jd.length : 1.0;
+    const Eigen::Matrix3d ra = InitialRotation(model, FindBodyIndex(model, jd.body_a, what));
+    const Eigen::Matrix3d rb = InitialRotation(model, FindBodyIndex(model, jd.body_b, what));
+    j.kb = rb.transpose() * ra * j.ga;  // perpendicular to f_a at the initial pose
+    for (int c = 0; c < 3; ++c) j.frame_b[c] = rb.transpose() * ra * V3::Unit(c);
+    const int rows = JointRows(jd.kind);
+    for (int r = 0; r < rows; ++r)
+      out.constraint_names.push_back(what + " (" + JointName(jd.kind) + ") row " +
+                                     std::to_string(r + 1));
+    eq.m += rows;
+    eq.joints.push_back(j);
+  }
+  for (const auto& dd : model.drivers) {
+    const std::string what = "driver '" + dd.name + "'";
+    const BodyRef a = ref(dd.body_a, what);
+    const int k = dd.coordinate == "x" ? 0 : dd.coordinate == "y" ? 1 : 2;
+    eq.drivers.push_back({a.offset + k, dd.law});
+    out.constraint_names.push_back(what);
+    ++eq.m;
+  }
+  for (size_t i = 0; i < model.bodies.size(); ++i) {
+    if (!refs[i].rigid) continue;
+    out.constraint_names.push_back("Euler-parameter normalisation of body '" +
+                                   model.bodies[i].name + "'");
+    ++eq.m;
+  }
+  for (const auto& fd : model.forces) {
+    const std::string what = "force '" + fd.name + "'";
+    if (fd.kind == ForceKind::kGravity) {
+      eq.gravity += fd.vector;
+      continue;
+    }
+    Force f;
+    f.kind = fd.kind;
+    f.a = ref(fd.body_a, what);
+    if (fd.kind == ForceKind::kSpringDamper) f.b = ref(fd.body_b, what);
+    f.sa = fd.point_a;
+    f.sb = fd.point_b;
+    f.vector = fd.vector;
+    f.stiffness = fd.stiffness;
+    f.damping = fd.damping;
+    f.rest = fd.rest_length;
+    f.law = fd.law;
+    eq.forces.push_back(f);
+  }
+
+  const int n = eq.n;
+  out.q_guess = Vector::Zero(n);
+  out.v_guess = Vector::Zero(n);
+  out.stated_q = Vector::Ones(n);
+  out.stated_v = Vector::Ones(n);
+  std::vector<std::pair<int, std::string>> hq;
+  std::vector<std::pair<Eigen::RowVectorXd, std::string>> hv;
+  for (size_t i = 0; i < model.bodies.size(); ++i) {
+    const auto& b = model.bodies[i];
+    const int o = offsets[i];
+    out.q_guess.segment(o, 3) = b.position;
+    out.v_guess.segment(o, 3) = b.velocity;
+    const int size = refs[i].rigid ? 7 : 3;
+    if (b.pose_is_estimate) out.stated_q.segment(o, size).setZero();
+    if (b.twist_is_estimate) out.stated_v.segment(o, size).setZero();
+    Eigen::Matrix<double, 3, 4> ebar = Eigen::Matrix<double, 3, 4>::Zero();
+    if (refs[i].rigid) {
+      const Eigen::Vector4d e = b.orientation.normalized();
+      out.q_guess.segment(o + 3, 4) = e;
+      for (int r = 0; r < 3; ++r)
+        for (int k = 0; k < 4; ++k) ebar(r, k) = EntryEbar(e.data(), r, k);
+      out.v_guess.segment(o + 3, 4) = 0.5 * ebar.transpose() * b.angular_velocity;  // w = 2 Ebar e'
+    }
+    for (const auto& h : b.hold) {
+      const std::string label = "body '" + b.name + "' " + h;
+      if (h == "x" || h == "y" || h == "z") hq.push_back({o + (h[0] - 'x'), label});
+      if (h == "orientation")
+        for (int k = 0; k < 4; ++k) hq.push_back({o + 3 + k, label});
+      if (h == "vx" || h == "vy" || h == "vz") {
+        Eigen::RowVectorXd row = Eigen::RowVectorXd::Zero(n);
+        row[o + (h[1] - 'x')] = 1.0;
+        hv.push_back({row, label});
+      }
+      if (h == "wx" || h == "wy" || h == "wz") {
+        Eigen::RowVectorXd row = Eigen::RowVectorXd::Zero(n);
+        row.segment(o + 3, 4) = 2.0 * ebar.row(h[1] - 'x');
+        hv.push_back({row, label});
+      }
+    }
+  }
+  out.hold_q = Matrix::Zero(hq.size(), n);
+  for (size_t r = 0; r < hq.size(); ++r) {
+    out.hold_q(r, hq[r].first) = 1.0;
+    out.hold_names_q.push_back(hq[r].second);
+  }
+  out.hold_v = Matrix::Zero(hv.size(), n);
+  for (size_t r = 0; r < hv.size(); ++r) {
+    out.hold_v.row(r) = hv[r].first;
+    out.hold_names_v.push_back(hv[r].second);
+  }
+
+  struct Out {
+    OutputKind kind;
+    BodyRef body;
+    V3 point, axis;
+    double offset, scale;
+  };
+  std::vector<Out> outs;
+  for (const auto& o : model.outputs)
+    outs.push_back({o.kind, ref(o.body, "output '" + o.name + "'"), o.point, o.axis.normalized(),
+                    o.offset, o.scale});
+  // Angles about an axis are unwrapped along a run (continuous, as the IFToMM results
+  // files report them): the state restarts whenever time does not increase.
+  struct Unwrap {
+    double last_t = -1e300;
+    std::vector<double> last;
+  };
+  auto unwrap = std::make_shared<Unwrap>();
+  unwrap->last.assign(outs.size(), 0.0);
+  out.calc_outputs = [outs, unwrap](double t, const Vector& q, const Vector& v, Vector& values) {
+    const bool restart = !(t > unwrap->last_t);
+    unwrap->last_t = t;
+    for (size_t k = 0; k < outs.size(); ++k) {
+      const Out& o = outs[k];
+      double p[3], pv[3];
+      PointOf(o.body, q.data(), o.point, p);
+      PointVelocity(o.body, q.data(), v.data(), o.point, pv);
+      switch (o.kind) {
+        case OutputKind::kPointX:
+          values[k] = p[0];
+          break;
+        case OutputKind::kPointY:
+          values[k] = p[1];
+          break;
+        case OutputKind::kPointZ:
+          values[k] = p[2];
+          break;
+        case OutputKind::kPointVX:
+          values[k] = pv[0];
+          break;
+        case OutputKind::kPointVY:
+          values[k] = pv[1];
+          break;
+        case OutputKind::kPointVZ:
+          values[k] = pv[2];
+          break;
+        case OutputKind::kAngle: {
+          // Rotation angle about `axis` of a rotation about that axis: 2 atan2(e . axis, e0).
+          const double* e = q.data() + o.body.offset + 3;
+          double angle = 2.0 * std::atan2(o.axis.dot(V3(e[1], e[2], e[3])), e[0]);
+          if (!restart) angle += 2.0 * M_PI * std::round((unwrap->last[k] - angle) / (2.0 * M_PI));
+          unwrap->last[k] = angle;
+          values[k] = angle;
+          break;
+        }
+      }
+      values[k] = o.offset + o.scale * values[k];
+    }
+  };
+  out.dae = MakeDae(eq);
+  return out;
+}
+
+}  // namespace mbb
