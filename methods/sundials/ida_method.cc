@@ -101,7 +101,7 @@ class IdaMethod final : public Method {
                    : f == "index3" ? Formulation::kIndex3
                                    : Formulation::kIndex2;
     max_order_ = static_cast<int>(p.GetDouble("max_order", 5));
-    multiplier_atol_ = p.GetDouble("multiplier_atol", 1e-3);
+    multiplier_atol_ = p.GetDouble("multiplier_atol", 1.0);
     if (max_order_ < 1 || max_order_ > 5)
       throw InputError("ida: parameter 'max_order' = " + std::to_string(max_order_) +
                        ": must be 1..5");
@@ -139,7 +139,7 @@ class IdaMethod final : public Method {
     // Multipliers are excluded from the error test, but IDA's Newton convergence test
     // weighs every component: with the state's atol the multipliers (whose corrections
     // scale like 1/h in index-2/3 forms) never pass it. They get an absolute tolerance
-    // `multiplier_atol` (default 1e-3 times the state's scale of |lambda0| + 1).
+    // `multiplier_atol` times |lambda0|_inf + 1 (default 1).
     SerialVector atol(size, ctx);
     Eigen::Map<Vector> atolv(atol.data(), size);
     atolv.setConstant(settings.atol);
@@ -232,7 +232,7 @@ class IdaMethod final : public Method {
  private:
   Formulation formulation_ = Formulation::kIndex2;
   int max_order_ = 5;
-  double multiplier_atol_ = 1e-3;
+  double multiplier_atol_ = 1.0;
 };
 
 }  // namespace
@@ -245,7 +245,7 @@ std::vector<MethodEntry> IdaMethodEntries() {
            true,
            {{"formulation", "index2", "DAE form", {"index1", "index2", "index3"}},
             {"max_order", "5", "maximum BDF order (1..5)", {}},
-            {"multiplier_atol", "1e-3", "relative weight of the multipliers in Newton's test", {}}},
+            {"multiplier_atol", "1", "relative weight of the multipliers in Newton's test", {}}},
            [](const ParameterSet& p) { return std::make_unique<IdaMethod>(p); }}};
 }
 
