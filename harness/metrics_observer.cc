@@ -26,7 +26,14 @@ MetricsObserver::MetricsObserver(const Problem& problem, const Reference* refere
       a_prev_(problem.n()),
       q_last_(problem.n()),
       v_last_(problem.n()),
-      zero_velocity_(Vector::Zero(problem.n())) {}
+      zero_velocity_(Vector::Zero(problem.n())),
+      accel_ws_(problem.dae->MakeWorkspace()),
+      accel_solver_(*problem.dae, *accel_ws_),
+      a_cur_(problem.n()),
+      a_last_(problem.n()),
+      lambda_work_(problem.m()),
+      q_mid_(problem.n()),
+      v_mid_(problem.n()) {}
 
 void MetricsObserver::OnStep(const StepSample& s) {
   const MechanicalDae& dae = *problem_.dae;
@@ -49,17 +56,39 @@ void MetricsObserver::OnStep(const StepSample& s) {
   metrics_.position_residual_max = std::max(metrics_.position_residual_max, pos_res);
   metrics_.velocity_residual_max = std::max(metrics_.velocity_residual_max, vel_res);
 
-  // Energy balance: E(t) - E(0) - W_ext(t), W_ext by the trapezoidal rule.
+  // Energy balance: E(t) - E(0) - W_ext(t). W_ext by Simpson's rule over each accepted
+  // step, the midpoint state from cubic Hermite interpolation of q (with v) and v (with a),
+  // so the quadrature error (O(h^5) per step) stays below the integrator's own error even
+  // at large adaptive steps; the trapezoidal rule's O(h^3) showed as a spurious drift of
+  // 2e-5 on the damped double pendulum at rtol 1e-10.
   const double energy = dae.CalcEnergy(*ws_, s.t, s.q, s.v);
   const double power = dae.CalcAppliedPower(*ws_, s.t, s.q, s.v);
   const double kinetic = energy - dae.CalcEnergy(*ws_, s.t, s.q, zero_velocity_);  // T = E - V
+  const bool forced = power != 0.0 || (have_previous_ && power_prev_ != 0.0);
+  bool a_valid = false;
+  if (forced) {
+    if (s.a) {
+      a_cur_ = *s.a;
+      a_valid = true;
+    } else {
+      a_valid = accel_solver_.Solve(s.t, s.q, s.v, a_cur_, lambda_work_);
+    }
+  }
   if (!have_previous_) {
     energy0_ = energy;
     metrics_.energy_initial = energy;
+  } else if (forced && a_valid && a_last_valid_) {
+    const double h = s.t - t_last_;
+    q_mid_ = 0.5 * (q_last_ + s.q) + (h / 8.0) * (v_last_ - s.v);
+    v_mid_ = 0.5 * (v_last_ + s.v) + (h / 8.0) * (a_last_ - a_cur_);
+    const double power_mid = dae.CalcAppliedPower(*ws_, t_last_ + 0.5 * h, q_mid_, v_mid_);
+    work_ += (h / 6.0) * (power_prev_ + 4.0 * power_mid + power);
   } else {
     work_ += 0.5 * (power + power_prev_) * (s.t - t_last_);
   }
   power_prev_ = power;
+  if (a_valid) a_last_ = a_cur_;
+  a_last_valid_ = a_valid;
   const double balance = energy - energy0_ - work_;
   energy_scale_ = std::max({energy_scale_, std::abs(energy0_), std::abs(kinetic)});
   if (std::isfinite(balance))

@@ -1,6 +1,6 @@
 // The observer that turns accepted steps into the metrics of DESIGN.md: constraint
 // residuals at position, velocity and acceleration level, the energy balance
-// E(t) - E(0) - W_ext(t) (W_ext = integral of the applied power, trapezoidal rule over the
+// E(t) - E(0) - W_ext(t) (W_ext = integral of the applied power, Simpson's rule over the
 // accepted steps), error against a reference, multipliers, outputs and final state at
 // t_end, and an optional time series. It can also watch a stability band (the growth
 // criterion of the stability search) and stop the run when it is left.
@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "harness/run_record.h"
+#include "methods/common/acceleration_solver.h"
 #include "reference/reference.h"
 
 namespace mbb {
@@ -65,6 +66,12 @@ class MetricsObserver final : public StepObserver {
   bool a_prev_valid_ = false;
   Vector q_last_, v_last_;
   Vector zero_velocity_;
+  // Accelerations for the Simpson quadrature of the applied power (methods that do not
+  // report a get it from the index-1 solve).
+  std::unique_ptr<DaeWorkspace> accel_ws_;
+  AccelerationSolver accel_solver_;
+  Vector a_cur_, a_last_, lambda_work_, q_mid_, v_mid_;
+  bool a_last_valid_ = false;
   double t_last_ = 0.0;
   size_t next_reference_sample_ = 0;
   double max_err_ = 0.0, ref_scale_ = 0.0;

@@ -6,8 +6,8 @@
 #include <cstdio>
 
 #include "harness/metrics_observer.h"
-#include "harness/reference_maker.h"
 #include "harness/model_file.h"
+#include "harness/reference_maker.h"
 #include "problems/constraint_projection.h"
 
 namespace mbb {
