@@ -105,6 +105,7 @@ json MetricsJson(const RunRecord& r) {
                   {"compared_samples", m.error->compared_samples}};
   }
   j["multiplier_max"] = Optional(m.multiplier_max);
+  if (m.revolution_period) j["revolution_period_s"] = Number(*m.revolution_period);
   for (const auto& [k, v] : r.extra_metrics) j[k] = Number(v);
   return j;
 }

@@ -47,6 +47,7 @@ class MetricsObserver final : public StepObserver {
  private:
   void CompareWithReference(const StepSample& sample);
   void WatchBand(const StepSample& sample);
+  void TimeRevolution(const StepSample& sample);
   // Cubic Hermite interpolation of q between the previous and current sample.
   void InterpolatePosition(double t, const StepSample& current, Vector& q) const;
 
@@ -72,6 +73,8 @@ class MetricsObserver final : public StepObserver {
   AccelerationSolver accel_solver_;
   Vector a_cur_, a_last_, lambda_work_, q_mid_, v_mid_;
   bool a_last_valid_ = false;
+  int revolution_index_ = -1;  // index of Problem::revolution_output in the outputs
+  double revolution_angle0_ = 0.0, revolution_angle_last_ = 0.0;
   double t_last_ = 0.0;
   size_t next_reference_sample_ = 0;
   double max_err_ = 0.0, ref_scale_ = 0.0;

@@ -32,7 +32,8 @@ struct RunMetrics {
   double energy_max_abs_drift = 0.0, energy_max_rel_drift = 0.0;
   double external_work = 0.0;  // integral of the applied power, in the balance
   std::optional<ErrorMetrics> error;
-  std::optional<double> multiplier_max;  // max |lambda|_inf, if reported
+  std::optional<double> multiplier_max;     // max |lambda|_inf, if reported
+  std::optional<double> revolution_period;  // first full turn of Problem::revolution_output
   long samples = 0;
 };
 

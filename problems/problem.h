@@ -37,6 +37,10 @@ struct Problem {
   /// every result.
   std::vector<std::string> warnings;
 
+  /// Name of an angle output (unwrapped, rad) whose first full revolution the harness times
+  /// (`metrics.revolution_period_s`), e.g. the slider-crank's crank_angle; empty: none.
+  std::string revolution_output;
+
   /// Methods the default catalogue runs on this problem.
   std::vector<std::string> default_methods;
 

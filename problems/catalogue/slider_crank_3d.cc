@@ -96,7 +96,9 @@ Problem Build(const ParameterSet& p) {
   m.t_end = 5.0;
   m.h_default = 1e-4;
   m.default_methods = {"ida", "odeint-dopri5"};
-  return BuildModelProblem(m, "slider_crank_3d");
+  Problem problem = BuildModelProblem(m, "slider_crank_3d");
+  problem.revolution_output = "crank_angle";  // issue 3: the crank-revolution period
+  return problem;
 }
 
 }  // namespace
