@@ -9,6 +9,7 @@
 
 #include "methods/common/acceleration_solver.h"
 #include "methods/common/first_order_ode.h"
+#include "methods/qr/qr_projection.h"
 #include "problems/constraint_projection.h"
 #include "problems/problem.h"
 
@@ -80,6 +81,29 @@ TEST_CASE("DAE evaluations, the acceleration solve and projection do not allocat
             ode.Rhs(0.1, y.data(), dydt.data());
             ode.Project(0.1, y.data());
           }) == 0);
+  }
+}
+
+TEST_CASE("continued-qr and traditional-qr steps do not allocate", "[allocations]") {
+  // A run of 2N steps makes exactly as many allocations as a run of N steps (Begin sizes
+  // every buffer); slider_crank_3d has 20 constraints, so the general exp(Omega h) is used.
+  const Problem p = BuildProblem("slider_crank_3d", ParameterSet());
+  for (const bool continued : {true, false}) {
+    QrOptions o;
+    o.continuation = continued ? QrContinuation::kExponential : QrContinuation::kNone;
+    QrProjectionMethod method(o);
+    auto allocations = [&](int steps) {
+      RunSettings s;
+      s.h = 1e-4;
+      s.t_end = steps * s.h;
+      NullObserver observer;
+      const long before = g_allocations.load();
+      REQUIRE(method.Run(p, s, observer).status == RunStatus::kOk);
+      return g_allocations.load() - before;
+    };
+    allocations(10);  // warm-up
+    INFO((continued ? "continued" : "traditional"));
+    CHECK(allocations(50) == allocations(100));
   }
 }
 

@@ -146,6 +146,13 @@ struct QrWorkspace final : FixedStepWorkspace {
   Matrix eig_vectors;
   Eigen::VectorXi eig_order;
 
+  // Reuse at the first stage of a step (no change to the algorithm, only to its cost): at the
+  // end of a step phi_q, a_t and phi_t are left at (t_{k+1}, x_{k+1}), where the next step's
+  // first stage evaluates them again, and stage_basis / stage_r1 may already hold the QR of
+  // that a_t. The reused values are bit-identical to recomputed ones.
+  bool constraints_current = false;  // phi_q, a_t, phi_t at the step start
+  bool stage_qr_current = false;     // stage_basis, stage_r1 = QR of that a_t
+
   // Metrics.
   double tangent_basis_jump = 0.0;
   double velocity_jump_abs = 0.0;
@@ -235,13 +242,15 @@ void FactorBasis(QrWorkspace& w, QrBasis basis, Matrix& q_out, Matrix& r1_out) {
 // constraint A (Q2_k q' + Q1_k p') + c_t = 0 at (t, x). At the step start A Q2_k = 0 and
 // A Q1_k = R1^T, so this is eq. (15b) with p' of eq. (11). Leaves phi_q, phi_t, a_t at (t, x).
 bool FrozenBasisVelocity(QrWorkspace& w, double t, const Vector& x, const Vector& qd,
-                         Eigen::Ref<Vector> x_dot) {
+                         Eigen::Ref<Vector> x_dot, bool constraints_current = false) {
   const int m = w.m, d = w.d;
-  w.dae.CalcPhiQ(*w.dae_ws, t, x, w.phi_q);
-  w.a_t = w.phi_q.transpose();
+  if (!constraints_current) {
+    w.dae.CalcPhiQ(*w.dae_ws, t, x, w.phi_q);
+    w.a_t = w.phi_q.transpose();
+  }
   x_dot.noalias() = w.basis.rightCols(d) * qd;
   if (m == 0) return true;
-  w.dae.CalcPhiT(*w.dae_ws, t, x, w.phi_t);
+  if (!constraints_current) w.dae.CalcPhiT(*w.dae_ws, t, x, w.phi_t);
   w.a_q1.noalias() = w.phi_q * w.basis.leftCols(m);
   w.lu.compute(w.a_q1);
   if (!WellConditioned(w.lu)) return false;
@@ -255,11 +264,13 @@ bool FrozenBasisVelocity(QrWorkspace& w, double t, const Vector& x, const Vector
 // Stage rates: x' (15b) and q'' in the basis of the step start. The acceleration is (12) with
 // p'' of (14) and q'' of (15a), evaluated with the QR of A^T at the stage configuration; it
 // does not depend on which tangent basis is used there, so it is re-expressed in Q2_k.
+// first_stage: (t, x) is the step start, where the cached constraint data and QR hold.
 bool StageRates(QrWorkspace& w, double t, const Vector& x, const Vector& qd,
-                Eigen::Ref<Vector> x_dot, Eigen::Ref<Vector> qdd) {
+                Eigen::Ref<Vector> x_dot, Eigen::Ref<Vector> qdd, bool first_stage) {
   const int m = w.m, d = w.d;
-  if (!FrozenBasisVelocity(w, t, x, qd, x_dot)) return false;
-  HouseholderQrInto(w.a_t, w.qr_work, w.hh_v, w.hh_w, w.stage_basis, w.stage_r1);  // (8)
+  if (!FrozenBasisVelocity(w, t, x, qd, x_dot, first_stage && w.constraints_current)) return false;
+  if (!(first_stage && w.stage_qr_current))
+    HouseholderQrInto(w.a_t, w.qr_work, w.hh_v, w.hh_w, w.stage_basis, w.stage_r1);  // (8)
   w.beta_ddot.setZero();
   if (m > 0) {
     for (int i = 0; i < m; ++i)
@@ -453,7 +464,7 @@ StepStatus QrProjectionMethod::Step(FixedStepWorkspace& workspace, double h, Fix
       w.qd_stage += (h * tab.a[i][j]) * w.kqd.col(j);
     }
     ++counters.rhs_evals;
-    if (!StageRates(w, t + tab.c[i] * h, w.x_stage, w.qd_stage, w.kx.col(i), w.kqd.col(i)))
+    if (!StageRates(w, t + tab.c[i] * h, w.x_stage, w.qd_stage, w.kx.col(i), w.kqd.col(i), i == 0))
       return StepStatus::Failed("singular constraint Jacobian or reduced mass matrix at stage " +
                                 std::to_string(i + 1));
   }
@@ -472,6 +483,8 @@ StepStatus QrProjectionMethod::Step(FixedStepWorkspace& workspace, double h, Fix
   if (d > 0 && q1_before * w.q_min[0] < 0.0) ++w.q1_sign_changes;
 
   // Position correction (17)-(19): Newton on p along Q1_k.
+  w.constraints_current = false;
+  w.stage_qr_current = false;
   if (m > 0) {
     bool converged = false;
     for (int it = 0; it < kMaxCorrectionIterations && !converged; ++it) {
@@ -541,6 +554,16 @@ StepStatus QrProjectionMethod::Step(FixedStepWorkspace& workspace, double h, Fix
                  (w.next_basis.rightCols(d) - w.basis.rightCols(d)).colwise().norm().maxCoeff());
   }
   w.basis = w.next_basis;
+  // phi_q, a_t, phi_t are now those at (t_{k+1}, x_{k+1}); stage_basis holds their QR for the
+  // continued method, and basis does for the traditional QR (8).
+  w.constraints_current = true;
+  if (continued) {
+    w.stage_qr_current = true;
+  } else if (options_.basis == QrBasis::kQr) {
+    w.stage_basis = w.basis;
+    w.stage_r1 = w.r1;
+    w.stage_qr_current = true;
+  }
   w.q_min_dot_new.noalias() = w.basis.rightCols(d).transpose() * state.v;  // q' = Q2^T x'
   if (d > 0) {
     w.velocity_jump_abs = std::max(w.velocity_jump_abs, (w.q_min_dot_new - w.q_min_dot).norm());

@@ -18,7 +18,7 @@ def read(path):
     with open(path) as f:
         rows = list(csv.reader(f))
     header = rows[0]
-    data = [[float(x) for x in r] for r in rows[1:] if r]
+    data = [[float(x) if x else float("nan") for x in r] for r in rows[1:] if r]  # empty: not reported
     return header, data
 
 
