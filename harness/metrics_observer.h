@@ -48,6 +48,9 @@ class MetricsObserver final : public StepObserver {
   void CompareWithReference(const StepSample& sample);
   void WatchBand(const StepSample& sample);
   void TimeRevolution(const StepSample& sample);
+  // The problem's outputs at (t, q, v) into outputs_, periodic ones unwrapped to the branch
+  // nearest the previous call's value (per observer: the problem stays stateless).
+  void CalcOutputs(double t, const Vector& q, const Vector& v);
   // Cubic Hermite interpolation of q between the previous and current sample.
   void InterpolatePosition(double t, const StepSample& current, Vector& q) const;
 
@@ -73,6 +76,8 @@ class MetricsObserver final : public StepObserver {
   AccelerationSolver accel_solver_;
   Vector a_cur_, a_last_, lambda_work_, q_mid_, v_mid_;
   bool a_last_valid_ = false;
+  std::vector<double> unwrapped_last_;
+  bool have_unwrapped_ = false;
   int revolution_index_ = -1;  // index of Problem::revolution_output in the outputs
   double revolution_angle0_ = 0.0, revolution_angle_last_ = 0.0;
   double t_last_ = 0.0;

@@ -27,6 +27,9 @@ struct Problem {
   /// Named outputs of the source's plots (PROBLEMS.md "Output names").
   std::vector<std::string> output_names;
   std::function<void(double t, const Vector& q, const Vector& v, Vector& out)> calc_outputs;
+  /// Per output: the period of an angle the harness unwraps along a run (continuous, as the
+  /// IFToMM result files report angles), 0 for an ordinary output. Empty: none periodic.
+  std::vector<double> output_periods;
 
   /// Amplitude scale of q - q0 used by the stability search's growth criterion when the
   /// source states one (e.g. the stiff pendulum's static deflection); 0 = take it from a

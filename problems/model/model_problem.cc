@@ -22,7 +22,12 @@ Problem BuildModelProblem(const ModelDescription& model, const std::string& id) 
   const AssemblyReport report =
       AssembleInitialState(model, formulated, problem.t0, problem.q0, problem.v0, problem.warnings);
   (void)report;
-  for (const auto& o : model.outputs) problem.output_names.push_back(o.name);
+  for (const auto& o : model.outputs) {
+    problem.output_names.push_back(o.name);
+    // A spatial body's rotation angle is periodic: the harness unwraps it along a run.
+    const bool periodic = o.kind == OutputKind::kAngle && model.dimension == 3;
+    problem.output_periods.push_back(periodic ? 2.0 * M_PI * std::abs(o.scale) : 0.0);
+  }
   problem.calc_outputs = formulated.calc_outputs;
   problem.default_methods = model.default_methods;
   return problem;

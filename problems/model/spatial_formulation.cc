@@ -538,17 +538,9 @@ FormulatedModel FormulateSpatialEuler(const ModelDescription& model) {
   for (const auto& o : model.outputs)
     outs.push_back({o.kind, ref(o.body, "output '" + o.name + "'"), o.point, o.axis.normalized(),
                     o.offset, o.scale});
-  // Angles about an axis are unwrapped along a run (continuous, as the IFToMM results
-  // files report them): the state restarts whenever time does not increase.
-  struct Unwrap {
-    double last_t = -1e300;
-    std::vector<double> last;
-  };
-  auto unwrap = std::make_shared<Unwrap>();
-  unwrap->last.assign(outs.size(), 0.0);
-  out.calc_outputs = [outs, unwrap](double t, const Vector& q, const Vector& v, Vector& values) {
-    const bool restart = !(t > unwrap->last_t);
-    unwrap->last_t = t;
+  // Angles about an axis come in (-2 pi, 2 pi]; the harness unwraps them along a run
+  // (Problem::output_periods), so the problem stays stateless and shareable across threads.
+  out.calc_outputs = [outs](double, const Vector& q, const Vector& v, Vector& values) {
     for (size_t k = 0; k < outs.size(); ++k) {
       const Out& o = outs[k];
       double p[3], pv[3];
@@ -576,10 +568,7 @@ FormulatedModel FormulateSpatialEuler(const ModelDescription& model) {
         case OutputKind::kAngle: {
           // Rotation angle about `axis` of a rotation about that axis: 2 atan2(e . axis, e0).
           const double* e = q.data() + o.body.offset + 3;
-          double angle = 2.0 * std::atan2(o.axis.dot(V3(e[1], e[2], e[3])), e[0]);
-          if (!restart) angle += 2.0 * M_PI * std::round((unwrap->last[k] - angle) / (2.0 * M_PI));
-          unwrap->last[k] = angle;
-          values[k] = angle;
+          values[k] = 2.0 * std::atan2(o.axis.dot(V3(e[1], e[2], e[3])), e[0]);
           break;
         }
       }
