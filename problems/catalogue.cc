@@ -16,6 +16,7 @@ const std::vector<ProblemEntry>& ProblemCatalogue() {
         BricardEntry(),
         DoubleFourBarEntry(),
         FourBarEntry(),
+        GyroTopEntry(),
         PhysicalPendulumEntry(),
         PlanarPendulumEntry(),
         SimplePendulumIftommEntry(),

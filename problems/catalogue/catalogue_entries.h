@@ -13,6 +13,7 @@ ProblemEntry AndrewsSqueezerEntry();
 ProblemEntry BricardEntry();
 ProblemEntry DoubleFourBarEntry();
 ProblemEntry FourBarEntry();
+ProblemEntry GyroTopEntry();
 ProblemEntry PhysicalPendulumEntry();
 ProblemEntry PlanarPendulumEntry();
 ProblemEntry SimplePendulumIftommEntry();
