@@ -20,6 +20,7 @@ const std::vector<ProblemEntry>& ProblemCatalogue() {
         PhysicalPendulumEntry(),
         PlanarPendulumEntry(),
         SimplePendulumIftommEntry(),
+        SixBodyLinkageEntry(),
         SliderCrank3dEntry(),
         SmallMassOscillatorEntry(),
         SpatialPendulumEntry(),

@@ -17,6 +17,7 @@ ProblemEntry GyroTopEntry();
 ProblemEntry PhysicalPendulumEntry();
 ProblemEntry PlanarPendulumEntry();
 ProblemEntry SimplePendulumIftommEntry();
+ProblemEntry SixBodyLinkageEntry();
 ProblemEntry SliderCrank3dEntry();
 ProblemEntry SmallMassOscillatorEntry();
 ProblemEntry SpatialPendulumEntry();
