@@ -14,6 +14,7 @@ const std::vector<ProblemEntry>& ProblemCatalogue() {
         DoublePendulumEntry(),
         AndrewsSqueezerEntry(),
         BricardEntry(),
+        CylindricalPairEntry(),
         DoubleFourBarEntry(),
         FourBarEntry(),
         GyroTopEntry(),

@@ -11,6 +11,7 @@ namespace mbb {
 ProblemEntry DoublePendulumEntry();
 ProblemEntry AndrewsSqueezerEntry();
 ProblemEntry BricardEntry();
+ProblemEntry CylindricalPairEntry();
 ProblemEntry DoubleFourBarEntry();
 ProblemEntry FourBarEntry();
 ProblemEntry GyroTopEntry();
