@@ -16,6 +16,7 @@ ProblemEntry DoubleFourBarEntry();
 ProblemEntry FourBarEntry();
 ProblemEntry GyroTopEntry();
 ProblemEntry PhysicalPendulumEntry();
+ProblemEntry PlanarPairEntry();
 ProblemEntry PlanarPendulumEntry();
 ProblemEntry SimplePendulumIftommEntry();
 ProblemEntry SixBodyLinkageEntry();
