@@ -34,6 +34,7 @@ MetricsObserver::MetricsObserver(const Problem& problem, const Reference* refere
       lambda_work_(problem.m()),
       q_mid_(problem.n()),
       v_mid_(problem.n()) {
+  for (double period : problem.output_periods) has_periodic_outputs_ |= period > 0.0;
   for (size_t i = 0; i < problem.output_names.size(); ++i)
     if (problem.output_names[i] == problem.revolution_output)
       revolution_index_ = static_cast<int>(i);
@@ -108,6 +109,11 @@ void MetricsObserver::OnStep(const StepSample& s) {
   max_q_deviation_ = std::max(max_q_deviation_, (s.q - problem_.q0).lpNorm<Eigen::Infinity>());
   max_velocity_ = std::max(max_velocity_, s.v.lpNorm<Eigen::Infinity>());
 
+  // Outputs every step when something follows them along the run: the series, the
+  // revolution timer, or the unwrapping of periodic (angle) outputs.
+  const bool follow_outputs =
+      problem_.calc_outputs && (keep_series_ || revolution_index_ >= 0 || has_periodic_outputs_);
+  if (follow_outputs) CalcOutputs(s.t, s.q, s.v);
   if (revolution_index_ >= 0 && !metrics_.revolution_period) TimeRevolution(s);
   if (reference_) CompareWithReference(s);
   if (band_) WatchBand(s);
@@ -119,7 +125,6 @@ void MetricsObserver::OnStep(const StepSample& s) {
     row.v.assign(s.v.data(), s.v.data() + s.v.size());
     if (s.extra) row.extra.assign(s.extra->data(), s.extra->data() + s.extra->size());
     if (problem_.calc_outputs) {
-      CalcOutputs(s.t, s.q, s.v);
       row.outputs.assign(outputs_.data(), outputs_.data() + outputs_.size());
     }
     row.position_residual = pos_res;
@@ -203,8 +208,7 @@ void MetricsObserver::CalcOutputs(double t, const Vector& q, const Vector& v) {
   have_unwrapped_ = true;
 }
 
-void MetricsObserver::TimeRevolution(const StepSample& s) {
-  CalcOutputs(s.t, s.q, s.v);
+void MetricsObserver::TimeRevolution(const StepSample& s) {  // outputs_ is current
   const double angle = outputs_[revolution_index_];
   if (!have_previous_) {
     revolution_angle0_ = revolution_angle_last_ = angle;

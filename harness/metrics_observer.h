@@ -78,6 +78,7 @@ class MetricsObserver final : public StepObserver {
   bool a_last_valid_ = false;
   std::vector<double> unwrapped_last_;
   bool have_unwrapped_ = false;
+  bool has_periodic_outputs_ = false;
   int revolution_index_ = -1;  // index of Problem::revolution_output in the outputs
   double revolution_angle0_ = 0.0, revolution_angle_last_ = 0.0;
   double t_last_ = 0.0;

@@ -11,19 +11,12 @@ namespace mbb {
 const std::vector<ProblemEntry>& ProblemCatalogue() {
   static const std::vector<ProblemEntry> catalogue = [] {
     std::vector<ProblemEntry> entries = {
-        DoublePendulumEntry(),
-        AndrewsSqueezerEntry(),
-        BricardEntry(),
-        DoubleFourBarEntry(),
-        FourBarEntry(),
-        PhysicalPendulumEntry(),
-        PlanarPendulumEntry(),
-        SimplePendulumIftommEntry(),
-        SliderCrank3dEntry(),
-        SmallMassOscillatorEntry(),
-        SpatialPendulumEntry(),
-        SpinTopEntry(),
-        StiffPendulumEntry(),
+        DoublePendulumEntry(),  AndrewsSqueezerEntry(),      BricardEntry(),
+        CylindricalPairEntry(), DoubleFourBarEntry(),        FourBarEntry(),
+        GyroTopEntry(),         PhysicalPendulumEntry(),     PlanarPairEntry(),
+        PlanarPendulumEntry(),  SimplePendulumIftommEntry(), SixBodyLinkageEntry(),
+        SliderCrank3dEntry(),   SmallMassOscillatorEntry(),  SpatialPendulumEntry(),
+        SpinTopEntry(),         StiffPendulumEntry(),
     };
     std::sort(entries.begin(), entries.end(),
               [](const auto& a, const auto& b) { return a.id < b.id; });

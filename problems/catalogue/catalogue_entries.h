@@ -11,11 +11,15 @@ namespace mbb {
 ProblemEntry DoublePendulumEntry();
 ProblemEntry AndrewsSqueezerEntry();
 ProblemEntry BricardEntry();
+ProblemEntry CylindricalPairEntry();
 ProblemEntry DoubleFourBarEntry();
 ProblemEntry FourBarEntry();
+ProblemEntry GyroTopEntry();
 ProblemEntry PhysicalPendulumEntry();
+ProblemEntry PlanarPairEntry();
 ProblemEntry PlanarPendulumEntry();
 ProblemEntry SimplePendulumIftommEntry();
+ProblemEntry SixBodyLinkageEntry();
 ProblemEntry SliderCrank3dEntry();
 ProblemEntry SmallMassOscillatorEntry();
 ProblemEntry SpatialPendulumEntry();

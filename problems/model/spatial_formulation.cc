@@ -24,6 +24,7 @@
 //   point-on-line  f_a . d = 0, g_a . d = 0                                  2
 //   distance       (d . d - L^2) / (2 L) = 0                                 1
 // k_b and the fixed joint's frame vectors are taken from the stated initial pose.
+#include <Eigen/Geometry>
 #include <cmath>
 #include <memory>
 
@@ -530,14 +531,24 @@ FormulatedModel FormulateSpatialEuler(const ModelDescription& model) {
 
   struct Out {
     OutputKind kind;
-    BodyRef body;
+    BodyRef body, reference;
     V3 point, axis;
     double offset, scale;
   };
   std::vector<Out> outs;
-  for (const auto& o : model.outputs)
-    outs.push_back({o.kind, ref(o.body, "output '" + o.name + "'"), o.point, o.axis.normalized(),
-                    o.offset, o.scale});
+  for (const auto& o : model.outputs) {
+    const std::string what = "output '" + o.name + "'";
+    const BodyRef reference = o.reference_body.empty() ? BodyRef{} : ref(o.reference_body, what);
+    if (reference.offset >= 0 && !reference.rigid)
+      throw InputError(model.Where() + ": " + what + ": reference_body '" + o.reference_body +
+                       "' must be a rigid body");
+    if (reference.offset >= 0 && (o.kind == OutputKind::kPointVX ||
+                                  o.kind == OutputKind::kPointVY || o.kind == OutputKind::kPointVZ))
+      throw InputError(model.Where() + ": " + what +
+                       ": reference_body is not supported for velocity outputs");
+    outs.push_back(
+        {o.kind, ref(o.body, what), reference, o.point, o.axis.normalized(), o.offset, o.scale});
+  }
   // Angles about an axis come in (-2 pi, 2 pi]; the harness unwraps them along a run
   // (Problem::output_periods), so the problem stays stateless and shareable across threads.
   out.calc_outputs = [outs](double, const Vector& q, const Vector& v, Vector& values) {
@@ -546,6 +557,20 @@ FormulatedModel FormulateSpatialEuler(const ModelDescription& model) {
       double p[3], pv[3];
       PointOf(o.body, q.data(), o.point, p);
       PointVelocity(o.body, q.data(), v.data(), o.point, pv);
+      // Relative to a reference body: the point's position from the reference body's centre
+      // of mass in the reference body's axes, A_ref^T (p - r_ref).
+      const bool relative = o.reference.offset >= 0;
+      if (relative) {
+        const double* r = q.data() + o.reference.offset;
+        V3 global(p[0] - r[0], p[1] - r[1], p[2] - r[2]);
+        V3 local;
+        for (int i = 0; i < 3; ++i) {
+          V3 unit = V3::Unit(i), column;
+          Rotate(o.reference, q.data(), unit, column.data());
+          local[i] = column.dot(global);
+        }
+        for (int i = 0; i < 3; ++i) p[i] = local[i];
+      }
       switch (o.kind) {
         case OutputKind::kPointX:
           values[k] = p[0];
@@ -567,8 +592,15 @@ FormulatedModel FormulateSpatialEuler(const ModelDescription& model) {
           break;
         case OutputKind::kAngle: {
           // Rotation angle about `axis` of a rotation about that axis: 2 atan2(e . axis, e0).
-          const double* e = q.data() + o.body.offset + 3;
-          values[k] = 2.0 * std::atan2(o.axis.dot(V3(e[1], e[2], e[3])), e[0]);
+          // Relative to a reference body (axis in its frame): e = conj(e_ref) e_body, the
+          // body's rotation in the reference body's axes.
+          const double* eb = q.data() + o.body.offset + 3;
+          Eigen::Quaterniond e(eb[0], eb[1], eb[2], eb[3]);
+          if (relative) {
+            const double* er = q.data() + o.reference.offset + 3;
+            e = Eigen::Quaterniond(er[0], er[1], er[2], er[3]).conjugate() * e;
+          }
+          values[k] = 2.0 * std::atan2(o.axis.dot(e.vec()), e.w());
           break;
         }
       }
