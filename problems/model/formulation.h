@@ -44,4 +44,32 @@ int FindBodyIndex(const ModelDescription& model, const std::string& name,
 /// Two unit vectors completing `axis` (normalised) to a right-handed orthonormal frame.
 void PerpendicularPair(const Eigen::Vector3d& axis, Eigen::Vector3d& f, Eigen::Vector3d& g);
 
+/// The position (p) or velocity (pv) component a point output selects; false for kAngle,
+/// which each formulation computes itself. p and pv hold 3 components (z = 0 in the plane).
+inline bool PointComponent(OutputKind kind, const double* p, const double* pv, double& value) {
+  switch (kind) {
+    case OutputKind::kPointX:
+      value = p[0];
+      return true;
+    case OutputKind::kPointY:
+      value = p[1];
+      return true;
+    case OutputKind::kPointZ:
+      value = p[2];
+      return true;
+    case OutputKind::kPointVX:
+      value = pv[0];
+      return true;
+    case OutputKind::kPointVY:
+      value = pv[1];
+      return true;
+    case OutputKind::kPointVZ:
+      value = pv[2];
+      return true;
+    case OutputKind::kAngle:
+      return false;
+  }
+  return false;
+}
+
 }  // namespace mbb

@@ -424,29 +424,11 @@ FormulatedModel FormulatePlanar(const ModelDescription& model) {
   out.calc_outputs = [outs](double, const Vector& q, const Vector& v, Vector& values) {
     for (size_t k = 0; k < outs.size(); ++k) {
       const Out& o = outs[k];
-      double p[2], pv[2];
+      double p[3] = {0.0, 0.0, 0.0}, pv[3] = {0.0, 0.0, 0.0};  // z stays 0 in the plane
       PointOf(o.body, q.data(), o.point, p);
       PointVelocity(o.body, q.data(), v.data(), o.point, pv);
-      switch (o.kind) {
-        case OutputKind::kPointX:
-          values[k] = p[0];
-          break;
-        case OutputKind::kPointY:
-          values[k] = p[1];
-          break;
-        case OutputKind::kPointVX:
-          values[k] = pv[0];
-          break;
-        case OutputKind::kPointVY:
-          values[k] = pv[1];
-          break;
-        case OutputKind::kAngle:
-          values[k] = AngleOf(o.body, q.data()) - AngleOf(o.reference, q.data());
-          break;
-        default:
-          values[k] = 0.0;
-          break;
-      }
+      if (!PointComponent(o.kind, p, pv, values[k]))
+        values[k] = AngleOf(o.body, q.data()) - AngleOf(o.reference, q.data());  // kAngle
       values[k] = o.offset + o.scale * values[k];
     }
   };

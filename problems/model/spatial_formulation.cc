@@ -571,38 +571,17 @@ FormulatedModel FormulateSpatialEuler(const ModelDescription& model) {
         }
         for (int i = 0; i < 3; ++i) p[i] = local[i];
       }
-      switch (o.kind) {
-        case OutputKind::kPointX:
-          values[k] = p[0];
-          break;
-        case OutputKind::kPointY:
-          values[k] = p[1];
-          break;
-        case OutputKind::kPointZ:
-          values[k] = p[2];
-          break;
-        case OutputKind::kPointVX:
-          values[k] = pv[0];
-          break;
-        case OutputKind::kPointVY:
-          values[k] = pv[1];
-          break;
-        case OutputKind::kPointVZ:
-          values[k] = pv[2];
-          break;
-        case OutputKind::kAngle: {
-          // Rotation angle about `axis` of a rotation about that axis: 2 atan2(e . axis, e0).
-          // Relative to a reference body (axis in its frame): e = conj(e_ref) e_body, the
-          // body's rotation in the reference body's axes.
-          const double* eb = q.data() + o.body.offset + 3;
-          Eigen::Quaterniond e(eb[0], eb[1], eb[2], eb[3]);
-          if (relative) {
-            const double* er = q.data() + o.reference.offset + 3;
-            e = Eigen::Quaterniond(er[0], er[1], er[2], er[3]).conjugate() * e;
-          }
-          values[k] = 2.0 * std::atan2(o.axis.dot(e.vec()), e.w());
-          break;
+      if (!PointComponent(o.kind, p, pv, values[k])) {  // kAngle
+        // Rotation angle about `axis` of a rotation about that axis: 2 atan2(e . axis, e0).
+        // Relative to a reference body (axis in its frame): e = conj(e_ref) e_body, the
+        // body's rotation in the reference body's axes.
+        const double* eb = q.data() + o.body.offset + 3;
+        Eigen::Quaterniond e(eb[0], eb[1], eb[2], eb[3]);
+        if (relative) {
+          const double* er = q.data() + o.reference.offset + 3;
+          e = Eigen::Quaterniond(er[0], er[1], er[2], er[3]).conjugate() * e;
         }
+        values[k] = 2.0 * std::atan2(o.axis.dot(e.vec()), e.w());
       }
       values[k] = o.offset + o.scale * values[k];
     }
