@@ -13,6 +13,7 @@ const std::vector<ProblemEntry>& ProblemCatalogue() {
     std::vector<ProblemEntry> entries = {
         DoublePendulumEntry(),  AndrewsSqueezerEntry(),      BricardEntry(),
         CylindricalPairEntry(), DoubleFourBarEntry(),        FourBarEntry(),
+        NFourBarEntry(),
         GyroTopEntry(),         PhysicalPendulumEntry(),     PlanarPairEntry(),
         PlanarPendulumEntry(),  SimplePendulumIftommEntry(), SixBodyLinkageEntry(),
         SliderCrank3dEntry(),   SmallMassOscillatorEntry(),  SpatialPendulumEntry(),

@@ -14,6 +14,7 @@ ProblemEntry BricardEntry();
 ProblemEntry CylindricalPairEntry();
 ProblemEntry DoubleFourBarEntry();
 ProblemEntry FourBarEntry();
+ProblemEntry NFourBarEntry();
 ProblemEntry GyroTopEntry();
 ProblemEntry PhysicalPendulumEntry();
 ProblemEntry PlanarPairEntry();
@@ -25,6 +26,10 @@ ProblemEntry SmallMassOscillatorEntry();
 ProblemEntry SpatialPendulumEntry();
 ProblemEntry SpinTopEntry();
 ProblemEntry StiffPendulumEntry();
+
+/// The planar chain of N four-bars (double_four_bar.cc): N + 1 cranks, N couplers.
+struct ModelDescription;
+ModelDescription FourBarChainModel(int windows, const ParameterSet& p);
 
 /// Throws InputError unless `value` > 0 (parameters are finite by validation).
 inline void RequirePositive(double value, const std::string& key) {

@@ -5,27 +5,27 @@
 // g = 9.81 along -y; every crank omega = -1 rad/s (top of the left crank moves at +1 m/s
 // along x); 10 s. Initial energy 35.835 J (datum y = 0). The mechanism passes singular
 // positions (cranks horizontal) twice per turn. Outputs: position and velocity of the top
-// of the left crank, B0.
+// of the left crank, B0. FourBarChainModel builds the N-window chain (n_four_bar.cc).
 #include "problems/catalogue/catalogue_entries.h"
 #include "problems/catalogue/model_helpers.h"
 #include "problems/model/model_problem.h"
 
 namespace mbb {
-namespace {
 
-Problem Build(const ParameterSet& p) {
+ModelDescription FourBarChainModel(int windows, const ParameterSet& p) {
   const double omega = p.GetDouble("omega0", -1.0);
+  const int cranks = windows + 1;
   ModelDescription m;
-  m.title = "double four-bar";
+  m.title = windows == 2 ? "double four-bar" : std::to_string(windows) + " four-bar chain";
   m.source = "001 s7, IFToMM";
   m.dimension = 2;
-  for (int i = 0; i < 3; ++i) {
+  for (int i = 0; i < cranks; ++i) {
     BodyDescription crank = PlanarBar("crank" + std::to_string(i + 1), 1.0, 1.0, i, 0.5, M_PI / 2);
     crank.angular_velocity.z() = omega;
     crank.velocity = P(-0.5 * omega, 0.0);  // omega x (0, 0.5)
     m.bodies.push_back(crank);
   }
-  for (int i = 0; i < 2; ++i) {
+  for (int i = 0; i < windows; ++i) {
     BodyDescription coupler =
         PlanarBar("coupler" + std::to_string(i + 1), 1.0, 1.0, i + 0.5, 1.0, 0.0);
     coupler.velocity = P(-omega, 0.0);
@@ -33,10 +33,10 @@ Problem Build(const ParameterSet& p) {
   }
   m.bodies[0].hold = {"angle", "omega"};
   const Eigen::Vector3d bottom = P(-0.5, 0), top = P(0.5, 0);
-  for (int i = 0; i < 3; ++i)
+  for (int i = 0; i < cranks; ++i)
     m.joints.push_back(Joint("O" + std::to_string(i + 1), JointKind::kRevolute, "ground", P(i, 0),
                              "crank" + std::to_string(i + 1), bottom));
-  for (int i = 0; i < 2; ++i) {
+  for (int i = 0; i < windows; ++i) {
     const std::string c = "coupler" + std::to_string(i + 1);
     m.joints.push_back(Joint("B" + std::to_string(i) + "_left", JointKind::kRevolute,
                              "crank" + std::to_string(i + 1), top, c, bottom));
@@ -52,7 +52,13 @@ Problem Build(const ParameterSet& p) {
   m.h_default = 1e-3;
   // Adaptive methods fail at the first singular position: docs/known-failures.md.
   m.default_methods = {"odeint-rk4"};
-  return BuildModelProblem(m, "double_four_bar");
+  return m;
+}
+
+namespace {
+
+Problem Build(const ParameterSet& p) {
+  return BuildModelProblem(FourBarChainModel(2, p), "double_four_bar");
 }
 
 }  // namespace
