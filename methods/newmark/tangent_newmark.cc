@@ -16,6 +16,11 @@
 //        H X''_p1 = -2 H' X'_p - H'' N_H                                            (47)
 //      and X'_p2 = 2 X'_p (49), so that (34), (38), (45):
 //        x = x_p + N a,  x' = x'_p + N a' + X'_p a,  x'' = x''_p + X''_p1 a + X'_p2 a' + N a''.
+//      x_p is taken of minimum norm relative to the iterate (x_p = x0 - H^+ Phi(x0), which
+//      differs from H^+ b_L only by N_H N_H^T x0, i.e. by the origin of alpha), and the
+//      terms of (38) and (45) are evaluated as one minimum-norm solve each with the
+//      right-hand sides summed (StateFromAlpha), identical in exact arithmetic; both keep
+//      the round-off small near a singular position (double_four_bar).
 //   3. The state at t projected into this linearisation by least squares, eqs. (56)-(58)
 //      (N_H orthonormal, so the least-squares solution is a product with N_H^T).
 //   4. Newmark in alpha with alpha''(t + h) unknown, and the equilibrium linearised at the
@@ -33,12 +38,18 @@
 // omega_max over the run is the largest natural frequency of (M_R, K_R) at the converged
 // iterates (section 5), and h_stability_limit_predicted follows from eq. (26).
 //
+// Numerical rank: relative threshold kConstraintRankThreshold (constraint_projection.h),
+// capped during a step by the rank on the manifold at the last accepted state (Factor()).
+// Convergence: relative change below `tol`, with a round-off floor that grows with
+// cond(H) near singular positions (Step()).
+//
 // Choices not fixed by the paper: the derivative of gamma with respect to q (third
 // derivatives of Phi) in H'' is taken by central differences of gamma; it enters only the
 // iteration matrix and the particular solutions' dependence on the iterate, not the
 // converged step (at convergence the linearisation point is the solution). The multiplier
 // reported is the least-squares one of the last iterate; for redundant constraints it is a
 // basic (not minimum-norm) least-squares solution.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -47,6 +58,7 @@
 #include "methods/fixed_step_method.h"
 #include "methods/newmark/newmark_common.h"
 #include "methods/newmark/newmark_methods.h"
+#include "problems/constraint_projection.h"
 
 namespace mbb {
 namespace {
@@ -79,8 +91,9 @@ struct TangentWorkspace : FixedStepWorkspace {
         work_mn(m, n),
         forces(n),
         x_p(n),
-        xd_p(n),
-        xdd_p(n),
+        range_part(n),
+        b_velocity(m),
+        b_acceleration(m),
         residual(n),
         x0(n),
         v0(n),
@@ -99,15 +112,20 @@ struct TangentWorkspace : FixedStepWorkspace {
         alpha_dd(n),
         alpha_pred(n),
         alpha_d_pred(n),
-        rhs_k(n) {}
+        rhs_k(n) {
+    qr.setThreshold(kConstraintRankThreshold);
+  }
   const MechanicalDae& dae;
   std::unique_ptr<DaeWorkspace> ws;
   int n, m, rank = 0, k = 0;
+  int computed_rank = 0;
+  int manifold_rank = 0;  // set in Begin and after each accepted step
   Matrix mass, dq, dv, dma, reaction, stiffness;
   Matrix h_mat, h_t, h_dot, h_ddot, dgamma_dq;
   Eigen::ColPivHouseholderQR<Matrix> qr;
   Matrix q_full, xd_p_mat, xdd_p1_mat, dx, dxd, dxdd, work_nn, work_mn;
-  Vector forces, x_p, xd_p, xdd_p, residual, x0, v0, a0, x1, v1, a1, lambda0;
+  Vector forces, x_p, range_part, b_velocity, b_acceleration, residual, x0, v0, a0, x1, v1, a1,
+      lambda0;
   Vector vec_m, vec_m2, vec_n, q_pert, hh_work;
   Vector alpha, alpha_d, alpha_dd, alpha_pred, alpha_d_pred, rhs_k;
   // Rank-dependent (k x k); reallocated only when the rank changes.
@@ -120,14 +138,20 @@ struct TangentWorkspace : FixedStepWorkspace {
   auto null_space() { return q_full.rightCols(k); }  // N_H
   auto range() { return q_full.leftCols(rank); }     // Q1
 
-  // QR of H^T at (t, x0); sets rank, k, Q = [Q1 N_H].
+  // QR of H^T at (t, x0); sets rank, k, Q = [Q1 N_H]. The rank is the numerical rank at
+  // x0 (relative threshold kConstraintRankThreshold) but at most manifold_rank, the rank
+  // on the constraint manifold at the last accepted state: an iterate off the manifold by
+  // delta turns a redundant constraint (Bricard) into a singular value ~delta, which at
+  // the predictor of a 2e-3 step exceeds the threshold, and inverting it throws the
+  // iteration off (the energy grew by 1e4 J).
   void Factor() {
     if (m == 0) {
-      rank = 0;
+      rank = computed_rank = 0;
     } else {
       h_t = h_mat.transpose();
       qr.compute(h_t);
-      rank = static_cast<int>(qr.rank());
+      computed_rank = static_cast<int>(qr.rank());
+      rank = std::min(computed_rank, manifold_rank);
       qr.householderQ().evalTo(q_full, hh_work);
     }
     if (m == 0) q_full.setIdentity();
@@ -139,6 +163,12 @@ struct TangentWorkspace : FixedStepWorkspace {
       reduced_lu = Eigen::PartialPivLU<Matrix>(k);
       frequency = std::make_unique<FrequencyEstimator>(k);
     }
+  }
+
+  // Condition estimate of H from the pivoted QR: |R_00| / |R_{r-1,r-1}| (1 if m = 0).
+  double ConditionEstimate() const {
+    if (rank == 0) return 1.0;
+    return std::abs(qr.matrixQR()(0, 0)) / std::abs(qr.matrixQR()(rank - 1, rank - 1));
   }
 
   // Minimum-norm solution of H X = B (B: m x c), eq. (33)-(47) particular solutions:
@@ -193,6 +223,11 @@ class TangentNewmark final : public FixedStepMethod {
     ++counters.rhs_evals;
     s.has_acceleration = true;
     s.has_multipliers = problem.m() > 0;
+    // Rank of Phi_q on the manifold at the (consistent) initial state.
+    w->manifold_rank = w->m;
+    if (w->m > 0) w->dae.CalcPhiQ(*w->ws, s.t, s.q, w->h_mat);
+    w->Factor();
+    w->manifold_rank = w->computed_rank;
     return w;
   }
 
@@ -211,10 +246,22 @@ class TangentNewmark final : public FixedStepMethod {
       const double dv = (w.v1 - w.v0).lpNorm<Eigen::Infinity>();
       const double da = (w.a1 - w.a0).lpNorm<Eigen::Infinity>();
       const double tol = params_.tol;
+      // Round-off floor, which matters only near a singular position (double_four_bar,
+      // where cond(H) reaches ~1e4): the constraint solve fixes x only to about
+      // eps cond(H) |x|; that uncertainty reaches v and a through the Newmark relations
+      // (1/h, 1/h^2) and through the constraints, whose velocity and acceleration
+      // solutions change by about cond(H) |v| / |x| and its square per unit change of x
+      // (H^+ and its derivative). Measured: 10 is the smallest power of ten with which
+      // every step of the double four-bar sweep converges; 100 leaves a factor 10.
+      const double cond = w.ConditionEstimate();
+      const double x_scale = 1.0 + w.x1.lpNorm<Eigen::Infinity>();
+      const double rate = cond * w.v1.lpNorm<Eigen::Infinity>() / x_scale;
+      const double floor_x = 100.0 * eps * cond * x_scale;
       const bool converged =
-          dx <= tol * (1.0 + w.x1.lpNorm<Eigen::Infinity>()) &&
-          dv <= tol * (1.0 + w.v1.lpNorm<Eigen::Infinity>()) + 1e3 * eps * dx / h &&
-          da <= tol * (1.0 + w.a1.lpNorm<Eigen::Infinity>()) + 1e3 * eps * dx / (h * h);
+          dx <= tol * x_scale + floor_x &&
+          dv <= tol * (1.0 + w.v1.lpNorm<Eigen::Infinity>()) + floor_x * (1.0 / h + rate) &&
+          da <= tol * (1.0 + w.a1.lpNorm<Eigen::Infinity>()) +
+                    floor_x * (1.0 / (h * h) + rate * rate);
       w.x0 = w.x1;
       w.v0 = w.v1;
       w.a0 = w.a1;
@@ -225,6 +272,8 @@ class TangentNewmark final : public FixedStepMethod {
         s.v = w.v1;
         s.a = w.a1;
         if (w.m > 0) s.lambda = w.lambda0;
+        // The last factorisation was at an iterate on the manifold to within the tolerance.
+        w.manifold_rank = w.computed_rank;
         TrackFrequency(w);
         return StepStatus::Ok();
       }
@@ -293,57 +342,46 @@ class TangentNewmark final : public FixedStepMethod {
       w.h_ddot -= w.dgamma_dq;
     }
 
-    // 2. Particular solutions.
+    // 2. Particular solutions. x_p is taken of minimum norm relative to the iterate
+    //    (x_p - x0 = H^+ (-Phi(x0)), a solution of eq. 33 that differs from the minimum-norm
+    //    one by N_H N_H^T x0, i.e. only by the origin of alpha), so that alpha and x0 - x_p
+    //    stay of the size of a step instead of the size of x.
     auto xd_p_mat = w.xd_p_mat.leftCols(k);
     auto xdd_p1_mat = w.xdd_p1_mat.leftCols(k);
     if (w.m > 0) {
       dae.CalcPhi(ws, t1, w.x0, w.vec_m);
-      w.vec_m2.noalias() = w.h_mat * w.x0 - w.vec_m;  // b_L, eq. (33)
+      w.vec_m2 = -w.vec_m;
       w.SolveMinimumNorm(w.vec_m2, w.x_p);
-      // eq. (39): the velocity residual is Phi_q v0 + Phi_t at the iterate.
+      w.x_p += w.x0;
+      // Right-hand sides of eqs. (39) and (46) without the H' and H'' terms: the velocity
+      // residual at the iterate is Phi_q v0 + Phi_t (the paper's q'_p in (39) is a slip).
       dae.CalcVelocityResidual(ws, t1, w.x0, w.v0, w.vec_m);
-      w.vec_n = w.x0 - w.x_p;
-      w.vec_m2.noalias() = w.h_mat * w.v0 - w.vec_m;
-      w.vec_m2.noalias() += w.h_dot * w.vec_n;
-      w.SolveMinimumNorm(w.vec_m2, w.xd_p);
+      w.b_velocity.noalias() = w.h_mat * w.v0 - w.vec_m;    // = -Phi_t
+      dae.CalcGamma(ws, t1, w.x0, w.v0, w.b_acceleration);  // -(H a0 - gamma) + H a0
       // eq. (40)
-      {
-        Matrix& rhs = w.dxdd;  // scratch n x n; its top m rows hold the right-hand side
-        rhs.topLeftCorner(w.m, k).noalias() = -w.h_dot * null_space;
-        w.SolveMinimumNorm(rhs.topLeftCorner(w.m, k), xd_p_mat);
-        // eq. (46): acceleration residual H a0 - gamma at the iterate.
-        dae.CalcGamma(ws, t1, w.x0, w.v0, w.vec_m);
-        w.vec_m2 = w.vec_m;  // -(H a0 - gamma) + H a0 = gamma
-        w.vec_m2.noalias() += w.h_ddot * w.vec_n;
-        w.vec_n = w.v0 - w.xd_p;
-        w.vec_m2.noalias() += 2.0 * w.h_dot * w.vec_n;
-        w.SolveMinimumNorm(w.vec_m2, w.xdd_p);
-        // eq. (47)
-        rhs.topLeftCorner(w.m, k).noalias() = -2.0 * w.h_dot * xd_p_mat;
-        rhs.topLeftCorner(w.m, k).noalias() -= w.h_ddot * null_space;
-        w.SolveMinimumNorm(rhs.topLeftCorner(w.m, k), xdd_p1_mat);
-      }
+      Matrix& rhs = w.dxdd;  // scratch n x n; its top m rows hold the right-hand side
+      rhs.topLeftCorner(w.m, k).noalias() = -w.h_dot * null_space;
+      w.SolveMinimumNorm(rhs.topLeftCorner(w.m, k), xd_p_mat);
+      // eq. (47)
+      rhs.topLeftCorner(w.m, k).noalias() = -2.0 * w.h_dot * xd_p_mat;
+      rhs.topLeftCorner(w.m, k).noalias() -= w.h_ddot * null_space;
+      w.SolveMinimumNorm(rhs.topLeftCorner(w.m, k), xdd_p1_mat);
     } else {
       w.x_p.setZero();
-      w.xd_p.setZero();
-      w.xdd_p.setZero();
       xd_p_mat.setZero();
       xdd_p1_mat.setZero();
     }
 
-    // 3. State at t projected into the linearisation, eqs. (56)-(58), least squares.
+    // 3. State at t projected into the linearisation, eqs. (56)-(58), least squares. N_H is
+    //    orthonormal and x'_p, X'_p, x''_p, X''_p1 (minimum norm) lie in its orthogonal
+    //    complement, so (57) and (58) reduce to N_H^T v and N_H^T a.
     auto alpha = w.alpha.head(k);
     auto alpha_d = w.alpha_d.head(k);
     auto alpha_dd = w.alpha_dd.head(k);
     w.vec_n = s.q - w.x_p;
     alpha.noalias() = null_space.transpose() * w.vec_n;  // eq. (56)
-    w.vec_n = s.v - w.xd_p;
-    w.vec_n.noalias() -= xd_p_mat * alpha;
-    alpha_d.noalias() = null_space.transpose() * w.vec_n;  // eq. (57)
-    w.vec_n = s.a - w.xdd_p;
-    w.vec_n.noalias() -= xdd_p1_mat * alpha;
-    w.vec_n.noalias() -= 2.0 * xd_p_mat * alpha_d;          // X'_p2 = 2 X'_p, eq. (49)
-    alpha_dd.noalias() = null_space.transpose() * w.vec_n;  // eq. (58)
+    alpha_d.noalias() = null_space.transpose() * s.v;    // eq. (57)
+    alpha_dd.noalias() = null_space.transpose() * s.a;   // eq. (58)
 
     // 4. Newmark in alpha: alpha1 = alpha_pred + beta h^2 alpha1'', alpha1' = alpha_d_pred +
     //    gamma h alpha1''.
@@ -352,15 +390,9 @@ class TangentNewmark final : public FixedStepMethod {
     alpha_pred.noalias() = alpha + h * alpha_d + ((0.5 - beta) * h * h) * alpha_dd;
     alpha_d_pred.noalias() = alpha_d + ((1.0 - gamma) * h) * alpha_dd;
     // State at alpha1'' = 0 (eqs. 34, 38, 45) into x1, v1, a1.
-    w.x1 = w.x_p;
-    w.x1.noalias() += null_space * alpha_pred;
-    w.v1 = w.xd_p;
-    w.v1.noalias() += null_space * alpha_d_pred;
-    w.v1.noalias() += xd_p_mat * alpha_pred;
-    w.a1 = w.xdd_p;
-    w.a1.noalias() += xdd_p1_mat * alpha_pred;
-    w.a1.noalias() += 2.0 * xd_p_mat * alpha_d_pred;
-    // Derivatives with respect to alpha1''.
+    alpha_dd.setZero();
+    StateFromAlpha(w, alpha_pred, alpha_d_pred, alpha_dd);
+    // Derivatives with respect to alpha1'' (eqs. 34, 38, 45 with X'_p2 = 2 X'_p, eq. 49).
     auto dx = w.dx.leftCols(k);
     auto dxd = w.dxd.leftCols(k);
     auto dxdd = w.dxdd.leftCols(k);
@@ -386,11 +418,41 @@ class TangentNewmark final : public FixedStepMethod {
     alpha_dd.noalias() = w.reduced_lu.solve(rhs_k);  // alpha1''
     if (!alpha_dd.allFinite()) return false;
 
-    // 5. Next iterate.
-    w.x1.noalias() += dx * alpha_dd;
-    w.v1.noalias() += dxd * alpha_dd;
-    w.a1.noalias() += dxdd * alpha_dd;
+    // 5. Next iterate, eqs. (34), (38), (45) at alpha1''.
+    alpha_pred.noalias() += (beta * h * h) * alpha_dd;
+    alpha_d_pred.noalias() += (gamma * h) * alpha_dd;
+    StateFromAlpha(w, alpha_pred, alpha_d_pred, alpha_dd);
     return true;
+  }
+
+  // x1, v1, a1 from alpha1, alpha1', alpha1'' by eqs. (34), (38), (45). By linearity of the
+  // minimum-norm solution the terms x'_p + X'_p alpha and x''_p + X''_p1 alpha + X'_p2 alpha'
+  // are one solve each of eqs. (39)/(40) and (46)/(47) with right-hand sides summed:
+  //   H (v1 - N alpha')  = -Phi_t + H' (x0 - x1)
+  //   H (a1 - N alpha'') = gamma + H'' (x0 - x1) + 2 H' (v0 - v1)
+  // Summing before solving matters near a singular position (double_four_bar): X'_p and
+  // X''_p1 grow like cond(H) and cond(H)^2, the separate products cancel to O(|a|), and
+  // their round-off (~eps cond(H)^3) would keep the iteration from converging.
+  template <class A, class Ad, class Add>
+  void StateFromAlpha(TangentWorkspace& w, const A& alpha1, const Ad& alpha1_d,
+                      const Add& alpha1_dd) const {
+    auto null_space = w.null_space();
+    w.x1 = w.x_p;
+    w.x1.noalias() += null_space * alpha1;  // eq. (34)
+    w.v1.noalias() = null_space * alpha1_d;
+    w.a1.noalias() = null_space * alpha1_dd;
+    if (w.m == 0) return;
+    w.vec_n = w.x0 - w.x1;
+    w.vec_m2 = w.b_velocity;
+    w.vec_m2.noalias() += w.h_dot * w.vec_n;
+    w.SolveMinimumNorm(w.vec_m2, w.range_part);
+    w.v1 += w.range_part;  // eqs. (38)-(40)
+    w.vec_m2 = w.b_acceleration;
+    w.vec_m2.noalias() += w.h_ddot * w.vec_n;
+    w.vec_n = w.v0 - w.v1;
+    w.vec_m2.noalias() += 2.0 * w.h_dot * w.vec_n;
+    w.SolveMinimumNorm(w.vec_m2, w.range_part);
+    w.a1 += w.range_part;  // eqs. (45)-(47)
   }
 
   // Section 5: M_R = N^T M N, K_R = N^T K N + N^T C X'_p + N^T M X''_p1 at the iterate.
