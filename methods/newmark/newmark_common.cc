@@ -1,6 +1,8 @@
 // Newmark parameters, presets and the linear stability limit (paper 001 eqs. 11, 25-26).
 #include "methods/newmark/newmark_common.h"
 
+#include "methods/common/acceleration_solver.h"
+
 #include <cmath>
 
 namespace mbb {
@@ -81,6 +83,19 @@ void ReportStabilityMetrics(double omega_max, double gamma, double beta,
   metrics["omega_max"] = omega_max;
   const double limit = NewmarkStabilityLimit(omega_max, gamma, beta);
   if (std::isfinite(limit)) metrics["h_stability_limit_predicted"] = limit;
+}
+
+bool StartFromIndex1Solution(const MechanicalDae& dae, DaeWorkspace& ws, FixedStepState& s,
+                             WorkCounters& counters, std::string& error) {
+  AccelerationSolver solver(dae, ws);
+  if (!solver.Solve(s.t, s.q, s.v, s.a, s.lambda)) {
+    error = "no consistent initial acceleration (mass singular on the tangent space)";
+    return false;
+  }
+  ++counters.rhs_evals;
+  s.has_acceleration = true;
+  s.has_multipliers = dae.num_constraints() > 0;
+  return true;
 }
 
 }  // namespace mbb

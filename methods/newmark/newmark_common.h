@@ -17,6 +17,7 @@
 
 #include <Eigen/Eigenvalues>
 
+#include "methods/fixed_step_method.h"
 #include "methods/method.h"
 
 namespace mbb {
@@ -57,5 +58,11 @@ class FrequencyEstimator {
 /// Records omega_max and h_stability_limit_predicted (eq. 26) in `metrics`.
 void ReportStabilityMetrics(double omega_max, double gamma, double beta,
                             std::map<std::string, double>& metrics);
+
+/// The consistent start of the constrained Newmark methods: a0 and lambda0 from the
+/// index-1 system (null-space solve: handles a singular M and redundant constraints).
+/// Returns false with `error` set if the reduced mass matrix is singular.
+bool StartFromIndex1Solution(const MechanicalDae& dae, DaeWorkspace& ws, FixedStepState& s,
+                             WorkCounters& counters, std::string& error);
 
 }  // namespace mbb

@@ -70,15 +70,7 @@ class NewmarkIndex3 final : public FixedStepMethod {
                                             WorkCounters& counters,
                                             std::string& error) const override {
     auto w = std::make_unique<Index3Workspace>(problem, problem.n(), problem.m());
-    // Consistent a_0 and lambda_0 from the index-1 system (handles a singular M).
-    AccelerationSolver solver(w->dae, *w->ws);
-    if (!solver.Solve(s.t, s.q, s.v, s.a, s.lambda)) {
-      error = "no consistent initial acceleration (mass singular on the tangent space)";
-      return nullptr;
-    }
-    ++counters.rhs_evals;
-    s.has_acceleration = true;
-    s.has_multipliers = true;
+    if (!StartFromIndex1Solution(w->dae, *w->ws, s, counters, error)) return nullptr;
     return w;
   }
 

@@ -215,14 +215,7 @@ class TangentNewmark final : public FixedStepMethod {
                                             WorkCounters& counters,
                                             std::string& error) const override {
     auto w = std::make_unique<TangentWorkspace>(problem, problem.n(), problem.m());
-    AccelerationSolver solver(w->dae, *w->ws);
-    if (!solver.Solve(s.t, s.q, s.v, s.a, s.lambda)) {
-      error = "no consistent initial acceleration (mass singular on the tangent space)";
-      return nullptr;
-    }
-    ++counters.rhs_evals;
-    s.has_acceleration = true;
-    s.has_multipliers = problem.m() > 0;
+    if (!StartFromIndex1Solution(w->dae, *w->ws, s, counters, error)) return nullptr;
     // Rank of Phi_q on the manifold at the (consistent) initial state.
     w->manifold_rank = w->m;
     if (w->m > 0) w->dae.CalcPhiQ(*w->ws, s.t, s.q, w->h_mat);
