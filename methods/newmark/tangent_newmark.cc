@@ -216,6 +216,8 @@ class TangentNewmark final : public FixedStepMethod {
                                             std::string& error) const override {
     auto w = std::make_unique<TangentWorkspace>(problem, problem.n(), problem.m());
     if (!StartFromIndex1Solution(w->dae, *w->ws, s, counters, error)) return nullptr;
+    s.extra = Vector::Constant(1, std::numeric_limits<double>::quiet_NaN());  // omega per step
+    s.has_extra = true;
     // Rank of Phi_q on the manifold at the (consistent) initial state.
     w->manifold_rank = w->m;
     if (w->m > 0) w->dae.CalcPhiQ(*w->ws, s.t, s.q, w->h_mat);
@@ -267,12 +269,16 @@ class TangentNewmark final : public FixedStepMethod {
         if (w.m > 0) s.lambda = w.lambda0;
         // The last factorisation was at an iterate on the manifold to within the tolerance.
         w.manifold_rank = w.computed_rank;
-        TrackFrequency(w);
+        s.extra[0] = TrackFrequency(w);  // per-step series (paper 001 Fig. 25)
         return StepStatus::Ok();
       }
     }
     return StepStatus::Failed("tangent Newmark iteration did not converge in " +
                               std::to_string(params_.max_iterations) + " iterations");
+  }
+
+  std::vector<std::string> ExtraSeriesNames(const Problem&) const override {
+    return {"omega"};  // largest natural frequency of (M_R, K_R) at each converged step, rad/s
   }
 
   void Finish(FixedStepWorkspace& workspace, std::map<std::string, double>& m) const override {
@@ -449,7 +455,8 @@ class TangentNewmark final : public FixedStepMethod {
   }
 
   // Section 5: M_R = N^T M N, K_R = N^T K N + N^T C X'_p + N^T M X''_p1 at the iterate.
-  void TrackFrequency(TangentWorkspace& w) const {
+  // Returns this step's largest natural frequency (NaN if it could not be computed).
+  double TrackFrequency(TangentWorkspace& w) const {
     const int k = w.k;
     auto null_space = w.null_space();
     auto work = w.work_nn.leftCols(k);
@@ -465,6 +472,7 @@ class TangentNewmark final : public FixedStepMethod {
     } else {
       w.omega_valid = false;
     }
+    return omega;
   }
 
   NewmarkParameters params_;

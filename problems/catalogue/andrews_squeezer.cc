@@ -186,6 +186,9 @@ Problem BuildModelForm() {
     if (reference[k] > 0) out.reference_body = "body" + std::to_string(reference[k]);
     m.outputs.push_back(out);
   }
+  // Joint F on body 5 (paper 001 Figs 24, 26, 27).
+  m.outputs.push_back(Output("F_x", OutputKind::kPointX, "body5", P(zt - ta, -tb)));
+  m.outputs.push_back(Output("F_y", OutputKind::kPointY, "body5", P(zt - ta, -tb)));
   m.t_end = 0.03;
   m.h_default = 1e-5;
   m.default_methods = {"ida", "odeint-dopri5"};
@@ -204,8 +207,15 @@ Problem Build(const ParameterSet& p) {
       0.222668390165885884674473185609, 0.487364979543842550225598953530,
       -0.222668390165885884674473185609, 1.23054744454982119249735015568;
   problem.v0 = Vector::Zero(7);
-  problem.output_names = {"beta", "Theta", "gamma", "Phi", "delta", "Omega", "epsilon"};
-  problem.calc_outputs = [](double, const Vector& q, const Vector&, Vector& out) { out = q; };
+  // The seven angles, then joint F (A + zt (cos delta, sin delta)), plotted in paper 001
+  // Figs 24, 26, 27.
+  problem.output_names = {"beta",  "Theta",   "gamma", "Phi", "delta",
+                          "Omega", "epsilon", "F_x",   "F_y"};
+  problem.calc_outputs = [](double, const Vector& q, const Vector&, Vector& out) {
+    out.head(7) = q;
+    out[7] = xa + zt * std::cos(q[4]);
+    out[8] = ya + zt * std::sin(q[4]);
+  };
   problem.default_methods = {"ida", "odeint-dopri5"};
   return problem;
 }

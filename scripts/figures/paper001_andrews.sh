@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Paper 001, section 6, Andrews squeezer (Figs 24-27): tangent-newmark Fox-Goodwin on the
+# test set's seven-angle form to t = 0.03 s, with the coordinates of joint F (outputs F_x,
+# F_y) and the per-step maximum natural frequency (series column `omega`):
+#   Fig 24, 25: h = 2e-6;  Fig 26: h = 5e-4;  Fig 27: h = 6e-4.
+# Output: results/figures/001/andrews/ (series CSVs, result JSONs, PNGs if gnuplot exists).
+# usage: scripts/figures/paper001_andrews.sh   (MBBENCH overrides build/harness/mbbench)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+B=${MBBENCH:-build/harness/mbbench}
+OUT=results/figures/001/andrews
+mkdir -p "$OUT"
+[ -x "$B" ] || { echo "paper001_andrews.sh: $B not found; build first" >&2; exit 2; }
+
+for h in 2e-6 5e-4 6e-4; do
+  "$B" run -p andrews_squeezer -m tangent-newmark --set scheme=fox-goodwin --h "$h" \
+    --series --repeats 0 --out "$OUT/h$h" >/dev/null
+done
+
+if command -v gnuplot >/dev/null 2>&1; then
+  for h in 2e-6 5e-4 6e-4; do
+    csv="$OUT/h$h/andrews_squeezer_tangent-newmark.series.csv"
+    gnuplot <<GP
+set terminal pngcairo size 800,500 noenhanced
+set datafile separator ','
+set key autotitle columnhead
+set xlabel 't [s]'
+set output '$OUT/joint_F_h$h.png'
+set title 'Andrews squeezer, tangent-newmark FG, h = $h: joint F'
+plot '$csv' using 1:'F_x' with lines, '' using 1:'F_y' with lines
+set output '$OUT/omega_h$h.png'
+set title 'maximum natural frequency per step, h = $h'
+set ylabel 'omega [rad/s]'
+plot '$csv' using 1:'omega' with lines
+GP
+  done
+fi
+echo "wrote $OUT (Figs 24-27: joint_F_h*.png, omega_h*.png, series CSVs)"
