@@ -153,6 +153,12 @@ TEST_CASE("an inconsistent stated pose is projected with a warning", "[model]") 
   const Problem p = LoadModelProblem(path, ParameterSet());
   REQUIRE(p.warnings.size() == 1);
   CHECK_THAT(p.warnings[0], Catch::Contains("initial positions assembled"));
+  // The residuals are recorded: the stated joint gap of 0.01 m, closed by Newton to the
+  // assembly tolerance (1e-12 relative, problems/consistent_initial_conditions.h).
+  REQUIRE(p.initial_residuals.recorded);
+  CHECK(std::abs(p.initial_residuals.position_stated - 0.01) < 1e-12);
+  CHECK(p.initial_residuals.position < 1e-12);
+  CHECK(p.initial_residuals.velocity < 1e-12);
   // Marked as an estimate, the same pose is assembled silently.
   const std::string estimate =
       WriteTemp("estimate.json", Replace(kTriplePendulum, R"("position": [1.5, 0])",
@@ -237,6 +243,68 @@ TEST_CASE("catalogue entries built on the model layer meet their references", "[
     // supports about 9, data/andrews/README.md s2.6).
     CHECK(r.metrics.error->scd >= 8.0);
   }
+}
+
+TEST_CASE("the parallelogram-chain closed form is a solution of the four-bar DAEs",
+          "[model][reference]") {
+  for (const auto& [id, windows] :
+       {std::pair<std::string, std::string>{"double_four_bar", "2"}, {"n_four_bar", "5"}}) {
+    ParameterSet params;
+    if (id == "n_four_bar") params.Set("N", windows);
+    const Problem p = BuildProblem(id, params);
+    const auto ref = FindReference(p);
+    REQUIRE(ref);
+    REQUIRE(ref->evaluate);
+    auto ws = p.dae->MakeWorkspace();
+    Vector q(p.n()), q_plus(p.n()), q_minus(p.n()), v(p.n()), phi(p.m());
+    const double dt = 1e-5;
+    double energy_min = 1e300, energy_max = -1e300;
+    for (double t = 0.0; t <= 10.0; t += 0.0137) {  // not commensurate with the period
+      ref->evaluate(t, q);
+      p.dae->CalcPhi(*ws, t, q, phi);
+      // Each coordinate is a product of O(1) terms: Phi = 0 to round-off.
+      CHECK(phi.lpNorm<Eigen::Infinity>() < 1e-13);
+      ref->evaluate(t + dt, q_plus);
+      ref->evaluate(t - dt, q_minus);
+      v = (q_plus - q_minus) / (2.0 * dt);
+      const double e = p.dae->CalcEnergy(*ws, t, q, v);
+      energy_min = std::min(energy_min, e);
+      energy_max = std::max(energy_max, e);
+    }
+    // T + V of the DAE along the closed form, with central-difference velocities (their
+    // O(dt^2) error is about 1e-9 J here); a wrong reduced inertia or gravity moment would
+    // make the energy oscillate by O(1) J over a turn.
+    INFO(id << ": energy in [" << energy_min << ", " << energy_max << "]");
+    CHECK(energy_max - energy_min < 1e-6);
+    if (id == "double_four_bar") CHECK(std::abs(energy_min - 35.835) < 1e-6);  // PROBLEMS.md
+  }
+  // omega0 = 0 is the unstable equilibrium (k = 1): no reference.
+  ParameterSet still;
+  still.Set("omega0", "0");
+  CHECK_FALSE(FindReference(BuildProblem("double_four_bar", still)));
+}
+
+TEST_CASE("tangent-newmark converges to the four-bar closed form through singular positions",
+          "[model][reference]") {
+  // 2 s pass the first singular positions (t = 0.71, 1.45): a switch to a folded branch would
+  // leave an O(1) error; on the right branch the trapezoidal rule is second order.
+  std::vector<double> errors;
+  for (double h : {2e-3, 1e-3, 5e-4}) {
+    RunSpec spec;
+    spec.problem = "double_four_bar";
+    spec.method = "tangent-newmark";
+    spec.settings.Set("h", std::to_string(h));
+    spec.t_end = 2.0;
+    spec.repeats = 0;
+    const RunRecord r = Execute(spec);
+    REQUIRE(r.status == RunStatus::kOk);
+    REQUIRE(r.metrics.error);
+    errors.push_back(r.metrics.error->position_max_abs);
+  }
+  INFO("errors " << errors[0] << " " << errors[1] << " " << errors[2]);
+  // Order 2, with 0.3 for the pre-asymptotic constant near the singular positions.
+  CHECK(std::abs(std::log2(errors[0] / errors[1]) - 2.0) < 0.3);
+  CHECK(std::abs(std::log2(errors[1] / errors[2]) - 2.0) < 0.3);
 }
 
 TEST_CASE("the model-layer Andrews squeezer agrees with the seven-angle form", "[model]") {
