@@ -55,7 +55,12 @@ json ProblemJson(const RunRecord& r) {
           {"m", r.m},
           {"dof", r.dof},
           {"constraint_rank", r.constraint_rank},
-          {"warnings", r.warnings}};
+          {"warnings", r.warnings},
+          {"initial_residuals",
+           {{"position_stated", r.initial_residuals.position_stated},
+            {"position", r.initial_residuals.position},
+            {"velocity_stated", r.initial_residuals.velocity_stated},
+            {"velocity", r.initial_residuals.velocity}}}};
 }
 
 json MethodJson(const RunRecord& r) {

@@ -60,6 +60,7 @@ struct RunRecord {
   RunStatus status = RunStatus::kOk;
   std::string message;
   std::vector<std::string> warnings;
+  InitialResiduals initial_residuals;
   WorkCounters counters;
   std::optional<WallTimes> wall_time;
   RunMetrics metrics;

@@ -110,6 +110,7 @@ RunRecord DescribeRun(const ResolvedRun& run) {
   }
   r.t_end = run.settings.t_end;
   r.warnings = p.warnings;
+  r.initial_residuals = p.initial_residuals;
   r.output_names = p.output_names;
   return r;
 }

@@ -20,7 +20,11 @@ void CheckInitialConditions(Problem& problem) {
     throw InputError("problem " + problem.id + ": initial state has the wrong size");
   if (!problem.q0.allFinite() || !problem.v0.allFinite())
     throw InputError("problem " + problem.id + ": initial state is not finite");
-  if (dae.num_constraints() == 0) return;
+  InitialResiduals& record = problem.initial_residuals;
+  if (dae.num_constraints() == 0) {
+    record.recorded = true;
+    return;
+  }
 
   auto ws = dae.MakeWorkspace();
   const double scale = problem.q0.lpNorm<Eigen::Infinity>() + 1.0;
@@ -29,6 +33,8 @@ void CheckInitialConditions(Problem& problem) {
   Vector phi(dae.num_constraints());
   dae.CalcPhi(*ws, problem.t0, problem.q0, phi);
   const double position_residual = phi.lpNorm<Eigen::Infinity>();
+  // A model assembled the stated state already and recorded what was stated.
+  if (!record.recorded) record.position_stated = position_residual;
   ConstraintProjector projector(dae, *ws);
   if (position_residual > tol) {
     if (!projector.ProjectPositions(problem.t0, problem.q0, tol, 50))
@@ -41,6 +47,7 @@ void CheckInitialConditions(Problem& problem) {
   Vector velocity_residual(dae.num_constraints());
   dae.CalcVelocityResidual(*ws, problem.t0, problem.q0, problem.v0, velocity_residual);
   const double vres = velocity_residual.lpNorm<Eigen::Infinity>();
+  if (!record.recorded) record.velocity_stated = vres;
   const double vscale = problem.v0.lpNorm<Eigen::Infinity>() + 1.0;
   if (vres > kInitialConditionTolerance * vscale) {
     projector.ProjectVelocities(problem.t0, problem.q0, problem.v0);
@@ -48,6 +55,11 @@ void CheckInitialConditions(Problem& problem) {
         "initial velocities projected onto Phi_q v + Phi_t = 0 (residual was " + Format(vres) +
         ")");
   }
+  dae.CalcPhi(*ws, problem.t0, problem.q0, phi);
+  record.position = phi.lpNorm<Eigen::Infinity>();
+  dae.CalcVelocityResidual(*ws, problem.t0, problem.q0, problem.v0, velocity_residual);
+  record.velocity = velocity_residual.lpNorm<Eigen::Infinity>();
+  record.recorded = true;
 }
 
 }  // namespace mbb

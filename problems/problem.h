@@ -12,6 +12,14 @@
 
 namespace mbb {
 
+/// Residuals of the initial state (max norms): as stated by the source or model file, and
+/// after assembly/projection (what the methods start from). Issue 3 item 3.
+struct InitialResiduals {
+  bool recorded = false;  // false until CheckInitialConditions (or the model assembly) ran
+  double position_stated = 0.0, position = 0.0;  // |Phi(t0, q0)|_inf
+  double velocity_stated = 0.0, velocity = 0.0;  // |Phi_q v0 + Phi_t|_inf
+};
+
 struct Problem {
   std::string id;
   std::string title;
@@ -39,6 +47,9 @@ struct Problem {
   /// Notes from building the problem (e.g. initial conditions projected), copied into
   /// every result.
   std::vector<std::string> warnings;
+
+  /// Residuals of the stated and the assembled initial state, copied into every result.
+  InitialResiduals initial_residuals;
 
   /// Name of an angle output (unwrapped, rad) whose first full revolution the harness times
   /// (`metrics.revolution_period_s`), e.g. the slider-crank's crank_angle; empty: none.

@@ -21,7 +21,9 @@ Problem BuildModelProblem(const ModelDescription& model, const std::string& id) 
   problem.h_default = model.h_default;
   const AssemblyReport report =
       AssembleInitialState(model, formulated, problem.t0, problem.q0, problem.v0, problem.warnings);
-  (void)report;
+  problem.initial_residuals.recorded = true;
+  problem.initial_residuals.position_stated = report.position_residual_before;
+  problem.initial_residuals.velocity_stated = report.velocity_residual_before;
   for (const auto& o : model.outputs) {
     problem.output_names.push_back(o.name);
     // A spatial body's rotation angle is periodic: the harness unwraps it along a run.
