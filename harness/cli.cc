@@ -148,12 +148,12 @@ int CmdList(Args& args) {
   if (what != "all" && what != "problems" && what != "methods")
     throw InputError("list: expected 'problems' or 'methods', got '" + what + "'");
   if (what != "methods") {
-    std::printf("%-20s %4s %4s %4s  %-9s %-18s %s\n", "problem", "n", "m", "dof", "reference",
+    std::printf("%-22s %4s %4s %4s  %-9s %-18s %s\n", "problem", "n", "m", "dof", "reference",
                 "source", "summary");
     for (const auto& e : ProblemCatalogue()) {
       const Problem p = BuildProblem(e.id, ParameterSet());
       const RunRecord shape = DescribeRun({p, &FindMethod("ida"), {}, {}});
-      std::printf("%-20s %4d %4d %4d  %-9s %-18s %s\n", e.id.c_str(), shape.n, shape.m, shape.dof,
+      std::printf("%-22s %4d %4d %4d  %-9s %-18s %s\n", e.id.c_str(), shape.n, shape.m, shape.dof,
                   FindAnyReference(p) ? "yes" : "no", e.source.c_str(), e.summary.c_str());
     }
   }
