@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "problems/dual.h"
+#include "problems/jacobian_compression.h"
 #include "problems/mechanical_dae.h"
 
 namespace mbb {
@@ -56,7 +57,11 @@ class EquationsDae final : public MechanicalDae {
  public:
   explicit EquationsDae(Equations equations)
       : MechanicalDae(equations.num_coordinates(), equations.num_constraints()),
-        eq_(std::move(equations)) {}
+        eq_(std::move(equations)),
+        phi_q_compression_(DetectConstraintJacobianPattern()) {}
+
+  /// Dual passes per Phi_q (and per d/dt Phi_q): the column groups of the compression.
+  int constraint_jacobian_passes() const { return phi_q_compression_.num_groups(); }
 
   const Equations& equations() const { return eq_; }
 
@@ -71,11 +76,15 @@ class EquationsDae final : public MechanicalDae {
   }
 
   void CalcPhiQ(DaeWorkspace& base, double t, ConstVectorRef q, MatrixRef phi_q) const override {
+    // One pass per column group (jacobian_compression.h): seeded columns share no row.
     auto& w = Cast(base);
-    for (int j = 0; j < n(); ++j) {
-      for (int i = 0; i < n(); ++i) w.q1[i] = Seed(q[i], i == j);
+    phi_q.setZero();
+    for (int g = 0; g < phi_q_compression_.num_groups(); ++g) {
+      for (int i = 0; i < n(); ++i)
+        w.q1[i] = Seed(q[i], phi_q_compression_.group_of_column(i) == g);
       eq_.Constraints(D1(t), w.q1.data(), w.out1.data());
-      for (int k = 0; k < m(); ++k) phi_q(k, j) = w.out1[k].d;
+      for (auto e = phi_q_compression_.begin(g); e != phi_q_compression_.end(g); ++e)
+        phi_q(e->row, e->col) = w.out1[e->row].d;
     }
   }
 
@@ -106,13 +115,20 @@ class EquationsDae final : public MechanicalDae {
 
   void CalcPhiQDot(DaeWorkspace& base, double t, ConstVectorRef q, ConstVectorRef v,
                    MatrixRef phi_q_dot) const override {
-    // Column j: d/ds d/de Phi(t + s, q + v s + e_j e) at s = e = 0.
+    // Column j: d/ds d/de Phi(t + s, q + v s + e_j e) at s = e = 0. Its pattern lies inside
+    // that of Phi_q (a row that does not depend on q_j has no d/dq_j of its rate), so the
+    // same column groups apply.
     auto& w = Cast(base);
     const D2 time(D1(t, 0.0), D1(1.0, 0.0));
-    for (int j = 0; j < n(); ++j) {
-      for (int i = 0; i < n(); ++i) w.q2[i] = D2(D1(q[i], i == j ? 1.0 : 0.0), D1(v[i], 0.0));
+    phi_q_dot.setZero();
+    for (int g = 0; g < phi_q_compression_.num_groups(); ++g) {
+      for (int i = 0; i < n(); ++i) {
+        const double seed = phi_q_compression_.group_of_column(i) == g ? 1.0 : 0.0;
+        w.q2[i] = D2(D1(q[i], seed), D1(v[i], 0.0));
+      }
       eq_.Constraints(time, w.q2.data(), w.out2.data());
-      for (int k = 0; k < m(); ++k) phi_q_dot(k, j) = w.out2[k].d.d;
+      for (auto e = phi_q_compression_.begin(g); e != phi_q_compression_.end(g); ++e)
+        phi_q_dot(e->row, e->col) = w.out2[e->row].d.d;
     }
   }
 
@@ -225,6 +241,35 @@ class EquationsDae final : public MechanicalDae {
 
   static Workspace& Cast(DaeWorkspace& base) { return static_cast<Workspace&>(base); }
 
+  // The structural non-zeros of Phi_q: the union of the dense AD Jacobians at three
+  // pseudo-random states (a structural non-zero vanishing at all three has probability 0;
+  // a non-finite entry counts as non-zero). Once per DAE, so cost is no concern.
+  JacobianCompression DetectConstraintJacobianPattern() const {
+    const int rows = m(), cols = n();
+    std::vector<char> pattern(static_cast<size_t>(rows) * cols, 0);
+    if (rows > 0) {
+      Workspace w(cols, rows);
+      unsigned long long state = 0x9E3779B97F4A7C15ull;
+      auto uniform = [&state] {  // Knuth's MMIX linear congruential generator
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        return static_cast<double>(state >> 11) * 0x1.0p-53;
+      };
+      std::vector<double> q(cols);
+      for (int trial = 0; trial < 3; ++trial) {
+        for (double& x : q) x = 0.2 + 0.6 * uniform();
+        const double t = 0.1 + 0.8 * uniform();
+        for (int j = 0; j < cols; ++j) {
+          for (int i = 0; i < cols; ++i) w.q1[i] = Seed(q[i], i == j);
+          eq_.Constraints(D1(t), w.q1.data(), w.out1.data());
+          for (int k = 0; k < rows; ++k)
+            if (!(w.out1[k].d == 0.0)) pattern[k + static_cast<size_t>(j) * rows] = 1;
+        }
+      }
+    }
+    return JacobianCompression::FromPattern(
+        rows, cols, [&](int r, int c) { return pattern[r + static_cast<size_t>(c) * rows] != 0; });
+  }
+
   // q2 = q + e_i s + e_j r, so that f(q2).d.d = d^2 f / dq_i dq_j.
   void SeedSecondOrder(Workspace& w, ConstVectorRef q, int i, int j) const {
     for (int k = 0; k < n(); ++k)
@@ -246,6 +291,7 @@ class EquationsDae final : public MechanicalDae {
   }
 
   Equations eq_;
+  JacobianCompression phi_q_compression_;
 };
 
 template <class Equations>
