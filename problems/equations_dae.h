@@ -134,16 +134,27 @@ class EquationsDae final : public MechanicalDae {
 
   void CalcReactionStiffness(DaeWorkspace& base, double t, ConstVectorRef q, ConstVectorRef lambda,
                              MatrixRef k) const override {
-    // k_ij = sum_r lambda_r d^2 Phi_r / dq_i dq_j (symmetric: fill the upper half twice).
+    // k_ij = sum_r lambda_r d^2 Phi_r / dq_i dq_j. The pass seeding column groups a (inner)
+    // and b (outer) gives, for each row r, d^2 Phi_r / dq_i dq_j with i, j the only columns
+    // of groups a and b that row r depends on (jacobian_compression.h), so every
+    // (r, i, j) is met in exactly one pass; k is symmetric, so only b >= a is evaluated.
     auto& w = Cast(base);
-    for (int j = 0; j < n(); ++j) {
-      for (int i = 0; i <= j; ++i) {
-        SeedSecondOrder(w, q, i, j);
+    const JacobianCompression& c = phi_q_compression_;
+    k.setZero();
+    for (int a = 0; a < c.num_groups(); ++a) {
+      for (int b = a; b < c.num_groups(); ++b) {
+        for (int i = 0; i < n(); ++i) {
+          const int g = c.group_of_column(i);
+          w.q2[i] = D2(D1(q[i], g == a ? 1.0 : 0.0), D1(g == b ? 1.0 : 0.0, 0.0));
+        }
         eq_.Constraints(D2(t), w.q2.data(), w.out2.data());
-        double sum = 0.0;
-        for (int r = 0; r < m(); ++r) sum += lambda[r] * w.out2[r].d.d;
-        k(i, j) = sum;
-        k(j, i) = sum;
+        for (int r = 0; r < m(); ++r) {
+          const int i = c.column_in_group(a, r), j = c.column_in_group(b, r);
+          if (i < 0 || j < 0) continue;
+          const double contribution = lambda[r] * w.out2[r].d.d;
+          k(i, j) += contribution;
+          if (a != b) k(j, i) += contribution;
+        }
       }
     }
   }

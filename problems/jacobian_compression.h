@@ -29,10 +29,17 @@ class JacobianCompression {
   const Entry* begin(int g) const { return entries_.data() + group_begin_[g]; }
   const Entry* end(int g) const { return entries_.data() + group_begin_[g + 1]; }
 
+  /// The column of group g that row r depends on, or -1 (at most one by construction).
+  int column_in_group(int g, int row) const {
+    return column_of_row_[static_cast<size_t>(g) * num_rows_ + row];
+  }
+
  private:
   std::vector<int> group_of_column_;
   std::vector<int> group_begin_{0};
   std::vector<Entry> entries_;
+  int num_rows_ = 0;
+  std::vector<int> column_of_row_;  // groups x rows, -1 where the row has no entry
 };
 
 template <class Pattern>
@@ -66,6 +73,10 @@ JacobianCompression JacobianCompression::FromPattern(int rows, int cols, const P
           if (nonzero(r, j)) c.entries_.push_back({r, j});
     c.group_begin_.push_back(static_cast<int>(c.entries_.size()));
   }
+  c.num_rows_ = rows;
+  c.column_of_row_.assign(static_cast<size_t>(groups) * rows, -1);
+  for (const Entry& e : c.entries_)
+    c.column_of_row_[static_cast<size_t>(c.group_of_column_[e.col]) * rows + e.row] = e.col;
   return c;
 }
 
