@@ -162,7 +162,10 @@ int CmdList(Args& args) {
     std::printf("%-15s %-6s %-6s %s\n", "method", "h", "tol", "summary");
     for (const auto& e : MethodRegistry()) {
       std::printf("%-15s %-6s %-6s %s\n", e.name.c_str(), e.uses_step_size ? "yes" : "-",
-                  e.uses_tolerances ? "yes" : "-", e.summary.c_str());
+                  e.uses_tolerances      ? "yes"
+                  : e.uses_tolerances_if ? "opt"
+                                         : "-",
+                  e.summary.c_str());
       for (const auto& p : e.parameters) {
         std::string choices;
         for (const auto& c : p.choices) choices += (choices.empty() ? " {" : "|") + c;

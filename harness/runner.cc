@@ -89,6 +89,9 @@ ResolvedRun ResolveRun(const RunSpec& spec) {
     st.h = run.problem.h_default;
   for (const auto& [k, v] : spec.settings.values())
     if (k != "h" && k != "rtol" && k != "atol") run.method_parameters.Set(k, v);
+  // Combinations a method refuses at creation (e.g. step=adaptive with integrator=rk4) are bad
+  // input too: creating the method once here lets them exit 2 before anything runs.
+  run.entry->create(run.method_parameters);
   return run;
 }
 
@@ -104,7 +107,9 @@ RunRecord DescribeRun(const ResolvedRun& run) {
   r.method_id = run.entry->name;
   r.method_parameters = run.method_parameters.Resolved(run.entry->parameters);
   if (run.settings.h > 0.0) r.h = run.settings.h;
-  if (run.entry->uses_tolerances && run.settings.h == 0.0) {
+  const bool adaptive_by_parameter =
+      run.entry->uses_tolerances_if && run.entry->uses_tolerances_if(run.method_parameters);
+  if ((run.entry->uses_tolerances && run.settings.h == 0.0) || adaptive_by_parameter) {
     r.rtol = run.settings.rtol;
     r.atol = run.settings.atol;
   }

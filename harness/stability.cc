@@ -46,6 +46,9 @@ StabilityRecord SearchStabilityLimit(const RunSpec& spec, const StabilityOptions
   ResolvedRun run = ResolveRun(spec);
   if (!run.entry->uses_step_size)
     throw InputError("stability: method " + run.entry->name + " has no fixed step size");
+  if (run.entry->uses_tolerances_if && run.entry->uses_tolerances_if(run.method_parameters))
+    throw InputError("stability: method " + run.entry->name +
+                     " runs with an adaptive step with these parameters (e.g. step=adaptive)");
   StabilityRecord record;
   record.base = DescribeRun(run);
   record.relative_precision = options.relative_precision;

@@ -1,5 +1,6 @@
 #include "methods/fixed_step_method.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace mbb {
@@ -43,6 +44,10 @@ RunOutcome FixedStepMethod::Run(const Problem& problem, const RunSettings& setti
     return outcome;
   }
   Report(observer, state);
+  workspace->rtol = settings.rtol;
+  workspace->atol = settings.atol;
+  if (AdaptiveSteps())
+    return RunVariable(*workspace, settings, h, state, observer, std::move(outcome));
 
   // Steps so that t0 + N h >= t_end; the 1e-9 slack keeps N exact when h divides it.
   const long steps = static_cast<long>(std::ceil((settings.t_end - settings.t0) / h - 1e-9));
@@ -76,6 +81,61 @@ RunOutcome FixedStepMethod::Run(const Problem& problem, const RunSettings& setti
     }
   }
   Finish(*workspace, outcome.extra_metrics);
+  return outcome;
+}
+
+// The variable-step loop: h is the first step offered, then the method's proposal; a step is
+// clamped to land exactly on the next stop time or t_end.
+RunOutcome FixedStepMethod::RunVariable(FixedStepWorkspace& workspace, const RunSettings& settings,
+                                        double h, FixedStepState& state, StepObserver& observer,
+                                        RunOutcome outcome) const {
+  size_t next_stop = 0;
+  long k = 0;
+  while (state.t < settings.t_end) {
+    while (next_stop < settings.stop_times.size() && settings.stop_times[next_stop] <= state.t)
+      ++next_stop;
+    const double target =
+        next_stop < settings.stop_times.size() ? settings.stop_times[next_stop] : settings.t_end;
+    const bool clamped = state.t + h >= target;
+    const double offered = clamped ? target - state.t : h;
+    const double t_start = state.t;
+    const StepStatus status = Step(workspace, offered, state, outcome.counters);
+    ++k;
+    ++outcome.counters.steps;
+    if (!status.ok) {
+      state.t = t_start;
+      outcome.status = RunStatus::kFailed;
+      outcome.message =
+          "step " + std::to_string(k) + " (t = " + std::to_string(t_start) + "): " + status.message;
+      return outcome;
+    }
+    const double taken = status.h_taken > 0.0 ? status.h_taken : offered;
+    const bool landed = clamped && taken == offered;
+    state.t = landed ? target : t_start + taken;  // exactly on the stop time
+    const double proposal = status.h_next > 0.0 ? status.h_next : h;
+    // A step shortened only to land on a stop time keeps the controller's earlier proposal.
+    h = landed ? std::max(h, proposal) : proposal;
+    if (!state.q.allFinite() || !state.v.allFinite()) {
+      outcome.status = RunStatus::kUnstable;
+      outcome.message = "non-finite state at step " + std::to_string(k) +
+                        " (t = " + std::to_string(state.t) + ")";
+      return outcome;
+    }
+    Report(observer, state);
+    if (observer.StopRequested()) {
+      outcome.status = RunStatus::kUnstable;
+      outcome.message = observer.StopReason();
+      return outcome;
+    }
+    if (outcome.counters.steps + outcome.counters.rejected_steps >= settings.max_steps &&
+        state.t < settings.t_end) {
+      outcome.status = RunStatus::kFailed;
+      outcome.message = "max_steps (" + std::to_string(settings.max_steps) +
+                        ") reached at t = " + std::to_string(state.t);
+      return outcome;
+    }
+  }
+  Finish(workspace, outcome.extra_metrics);
   return outcome;
 }
 

@@ -94,6 +94,10 @@ struct MethodEntry {
   bool uses_tolerances = false;           // reads rtol / atol
   std::vector<ParameterSpec> parameters;  // method parameters beyond h, rtol, atol
   std::function<std::unique_ptr<Method>(const ParameterSet&)> create;
+  /// For methods whose step control is a parameter (continued-qr `step=adaptive`): true when
+  /// the given method parameters select the rtol/atol-controlled mode (h is then the first
+  /// step). Empty: the mode follows uses_tolerances as for the other methods.
+  std::function<bool(const ParameterSet&)> uses_tolerances_if = nullptr;
 };
 
 /// The registry, sorted by name (methods/registry.cc is the one list).

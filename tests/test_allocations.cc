@@ -6,6 +6,8 @@
 #include <atomic>
 #include <cstdlib>
 #include <new>
+#include <utility>
+#include <vector>
 
 #include "methods/common/acceleration_solver.h"
 #include "methods/common/first_order_ode.h"
@@ -104,6 +106,53 @@ TEST_CASE("continued-qr and traditional-qr steps do not allocate", "[allocations
     allocations(10);  // warm-up
     INFO((continued ? "continued" : "traditional"));
     CHECK(allocations(50) == allocations(100));
+  }
+}
+
+TEST_CASE("continued-qr with SVD / eigen bases and the adaptive QR variants do not allocate",
+          "[allocations]") {
+  // As above: a longer run (more steps; adaptive: more accepted and rejected trials) makes
+  // exactly as many allocations as a shorter one.
+  const Problem p = BuildProblem("slider_crank_3d", ParameterSet());
+  struct Variant {
+    const char* name;
+    QrOptions options;
+  };
+  std::vector<Variant> variants;
+  for (const QrBasis b : {QrBasis::kSvd, QrBasis::kEigen}) {
+    for (const QrContinuation c : {QrContinuation::kExponential, QrContinuation::kFirstOrder}) {
+      QrOptions o;
+      o.continuation = c;
+      o.basis = b;
+      variants.push_back({"continued svd/eigen", o});
+    }
+  }
+  for (const QrContinuation c : {QrContinuation::kExponential, QrContinuation::kNone}) {
+    QrOptions o;
+    o.continuation = c;
+    o.adaptive = true;
+    variants.push_back({"adaptive", o});
+  }
+  for (const Variant& variant : variants) {
+    QrProjectionMethod method(variant.options);
+    auto allocations = [&](double t_end) {
+      RunSettings s;
+      s.h = 1e-4;  // the first step of the adaptive runs
+      s.t_end = t_end;
+      s.rtol = 1e-10;
+      s.atol = 1e-12;
+      NullObserver observer;
+      const long before = g_allocations.load();
+      const RunOutcome outcome = method.Run(p, s, observer);
+      REQUIRE(outcome.status == RunStatus::kOk);
+      return std::make_pair(g_allocations.load() - before, outcome.counters.steps);
+    };
+    allocations(1e-3);  // warm-up
+    const auto shorter = allocations(5e-3), longer = allocations(1e-2);
+    INFO(variant.name << " basis " << static_cast<int>(variant.options.basis) << " steps "
+                      << shorter.second << " / " << longer.second);
+    CHECK(longer.second > shorter.second);
+    CHECK(shorter.first == longer.first);
   }
 }
 

@@ -46,6 +46,16 @@ TEST_CASE("a malformed --set exits 2 and names the argument", "[cli]") {
   CHECK_THAT(InputErrorOf(spec), Catch::Contains("formulation") && Catch::Contains("index7"));
 }
 
+TEST_CASE("a parameter combination a method refuses exits 2 before anything runs", "[cli]") {
+  // continued-qr: the adaptive step needs the embedded estimate of dopri5 (methods/qr).
+  CHECK(Cli({"run", "-p", "planar_pendulum", "-m", "continued-qr", "--set", "step=adaptive",
+             "--set", "integrator=rk4"}) == 2);
+  RunSpec spec = Spec("planar_pendulum", "traditional-qr");
+  spec.settings.Set("step", "adaptive");
+  spec.settings.Set("integrator", "rk4");
+  CHECK_THAT(InputErrorOf(spec), Catch::Contains("step=adaptive") && Catch::Contains("rk4"));
+}
+
 TEST_CASE("an unknown problem or method exits 2 and lists the known names", "[cli]") {
   CHECK(Cli({"run", "-p", "no_such_problem", "-m", "ida"}) == 2);
   CHECK(Cli({"run", "-p", "planar_pendulum", "-m", "no-such-method"}) == 2);
@@ -77,6 +87,8 @@ TEST_CASE("bad usage exits 2", "[cli]") {
   CHECK(Cli({"list", "things"}) == 2);
   CHECK(Cli({"sweep", "/nonexistent/experiment.json"}) == 2);
   CHECK(Cli({"stability", "-p", "planar_pendulum", "-m", "ida"}) == 2);  // no fixed step
+  CHECK(Cli({"stability", "-p", "planar_pendulum", "-m", "continued-qr", "--set",
+             "step=adaptive"}) == 2);
 }
 
 }  // namespace mbb

@@ -4,7 +4,9 @@
 // and with the analytic planar pendulum.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "harness/reference_maker.h"
 #include "methods/qr/qr_projection.h"
@@ -47,7 +49,7 @@ QrOptions Traditional(QrBasis b = QrBasis::kQr, QrIntegrator i = QrIntegrator::k
   return o;
 }
 
-RunOutcome RunQr(const Problem& p, QrOptions options, double h, double t_end, Recorder& rec,
+RunOutcome RunQr(const Problem& p, QrOptions options, const RunSettings& settings, Recorder& rec,
                  BasisChecks* checks = nullptr) {
   QrProjectionMethod method(options);
   if (checks) {
@@ -69,11 +71,29 @@ RunOutcome RunQr(const Problem& p, QrOptions options, double h, double t_end, Re
       ++checks->calls;
     });
   }
+  return method.Run(p, settings, rec);
+}
+
+RunOutcome RunQr(const Problem& p, QrOptions options, double h, double t_end, Recorder& rec,
+                 BasisChecks* checks = nullptr) {
   RunSettings s;
   s.t0 = p.t0;
   s.t_end = t_end;
   s.h = h;
-  return method.Run(p, s, rec);
+  return RunQr(p, options, s, rec, checks);
+}
+
+// Adaptive Dormand-Prince run with rtol and atol = rtol / 100; h is the first step.
+RunOutcome RunAdaptive(const Problem& p, QrOptions options, double rtol, double t_end,
+                       Recorder& rec, BasisChecks* checks = nullptr) {
+  options.adaptive = true;
+  RunSettings s;
+  s.t0 = p.t0;
+  s.t_end = t_end;
+  s.h = p.h_default;
+  s.rtol = rtol;
+  s.atol = 1e-2 * rtol;
+  return RunQr(p, options, s, rec, checks);
 }
 
 double MaxDifference(const Recorder& a, const Recorder& b) {
@@ -367,6 +387,162 @@ TEST_CASE("slider_crank_3d: continued Q2 is smooth, traditional flips, same phys
   INFO("vs reference: positions " << worst_q << ", outputs " << worst_out);
   CHECK(worst_q < 1e-9);
   CHECK(worst_out < 1e-9);
+}
+
+}  // namespace mbb
+
+namespace mbb {
+
+TEST_CASE("adaptive Dormand-Prince: meets its tolerance on the analytic planar pendulum", "[qr]") {
+  const Problem p = BuildProblem("planar_pendulum", {});
+  const double l = std::stod(p.parameters.at("length"));
+  const auto ref = FindReference(p);
+  REQUIRE(ref);
+  const double t_end = 10.0;
+  double error_loose = 0.0, error_tight = 0.0;
+  for (const QrOptions& o : {Continued(), Traditional()}) {
+    Recorder loose, tight;
+    const RunOutcome a = RunAdaptive(p, o, 1e-6, t_end, loose);
+    const RunOutcome b = RunAdaptive(p, o, 1e-8, t_end, tight);
+    REQUIRE(a.status == RunStatus::kOk);
+    REQUIRE(b.status == RunStatus::kOk);
+    CHECK(tight.t.back() == t_end);  // lands exactly on t_end
+    error_loose = MaxErrorAgainst(*ref, loose);
+    error_tight = MaxErrorAgainst(*ref, tight);
+    const double n_steps = static_cast<double>(b.counters.steps);
+    // An accepted step has weighted RMS error <= 1 over the n + d = 3 components, so each
+    // position component's estimated local error is <= sqrt(3) (atol + rtol l) (|x_j| <= l);
+    // the propagated fifth-order solution is more accurate than the fourth-order estimate.
+    // The orbit is periodic, not chaotic: local errors add up over the N steps (measured
+    // 7.4e-7 m against this bound of 8.5e-6 m at rtol 1e-8).
+    const double bound = std::sqrt(3.0) * n_steps * (1e-10 + 1e-8 * l);
+    INFO("steps " << b.counters.steps << " rejected " << b.counters.rejected_steps << " error "
+                  << error_tight << " bound " << bound << "; rtol 1e-6: " << error_loose);
+    CHECK(error_tight < bound);
+    // Tolerance proportionality of a 5(4) pair with local extrapolation: h ~ tol^(1/5), local
+    // error of the propagated solution ~ h^6 ~ tol^(6/5), N ~ tol^(-1/5), so the global error
+    // ~ tol: 100x tighter rtol gives ~100x less error (measured 109x); ask for 10x.
+    CHECK(error_tight < error_loose / 10.0);
+  }
+}
+
+TEST_CASE("adaptive: continued Q2 stays continuous with variable h, same steps and physics",
+          "[qr]") {
+  const Problem p = BuildProblem("spatial_pendulum", {});
+  Recorder cont, trad;
+  BasisChecks checks;
+  const RunOutcome c = RunAdaptive(p, Continued(), 1e-8, 10.0, cont, &checks);
+  const RunOutcome t = RunAdaptive(p, Traditional(), 1e-8, 10.0, trad);
+  REQUIRE(c.status == RunStatus::kOk);
+  REQUIRE(t.status == RunStatus::kOk);
+  CHECK(checks.orthogonality < 1e-12);  // as at fixed h
+  CHECK(checks.q1_mismatch < 1e-12);
+  CHECK(checks.tangency < 1e-12);
+  // The per-step bound of the fixed-h tests holds for each step with its own h_k: a column
+  // moves by at most ||Omega||_2 h_k <= omega_h_max plus the O(omega_h^2) Gram-Schmidt part.
+  const double omega_h = c.extra_metrics.at("omega_h_max");
+  INFO("omega_h_max " << omega_h << " continued jump " << c.extra_metrics.at("tangent_basis_jump")
+                      << " traditional jump " << t.extra_metrics.at("tangent_basis_jump"));
+  CHECK(c.extra_metrics.at("tangent_basis_jump") < omega_h * (1.0 + omega_h));
+  CHECK(t.extra_metrics.at("tangent_basis_jump") > 0.5);  // still flips
+  // The error norm weighs the q' block by its norm, which a rotation Q2 -> Q2 P leaves
+  // unchanged: both runs take the same steps and agree to rounding (as at fixed h).
+  CHECK(c.counters.steps == t.counters.steps);
+  CHECK(c.counters.rejected_steps == t.counters.rejected_steps);
+  INFO("max difference " << MaxDifference(cont, trad));
+  CHECK(MaxDifference(cont, trad) < 1e-10);
+}
+
+TEST_CASE("adaptive: stop times, refusal of rk4, minimum step", "[qr]") {
+  const Problem p = BuildProblem("planar_pendulum", {});
+  // Lands exactly on every stop time (the harness compares with a reference there).
+  RunSettings s;
+  s.t_end = 1.0;
+  s.h = 1e-3;
+  s.rtol = 1e-8;
+  s.atol = 1e-10;
+  s.stop_times = {0.25, 0.5, 0.75};
+  QrOptions o = Continued();
+  o.adaptive = true;
+  Recorder rec;
+  REQUIRE(RunQr(p, o, s, rec).status == RunStatus::kOk);
+  for (double stop : s.stop_times)
+    CHECK(std::find(rec.t.begin(), rec.t.end(), stop) != rec.t.end());
+  CHECK(rec.t.back() == 1.0);
+
+  // rk4 has no embedded estimate: refused at creation with the option named.
+  ParameterSet bad;
+  bad.Set("step", "adaptive");
+  bad.Set("integrator", "rk4");
+  for (const char* name : {"continued-qr", "traditional-qr"}) {
+    try {
+      FindMethod(name).create(bad);
+      FAIL("step=adaptive with integrator=rk4 was accepted");
+    } catch (const InputError& e) {
+      CHECK(std::string(e.what()).find("step=adaptive") != std::string::npos);
+      CHECK(std::string(e.what()).find("integrator") != std::string::npos);
+    }
+  }
+
+  // A tolerance far below rounding (1e-30 relative): the error test keeps failing and h
+  // shrinks until it falls below the minimum step; the run fails with t and h in the
+  // message, no exception.
+  s.rtol = 1e-30;
+  s.atol = 1e-30;
+  Recorder failed;
+  const RunOutcome f = RunQr(p, o, s, failed);
+  CHECK(f.status == RunStatus::kFailed);
+  CHECK(f.counters.rejected_steps > 0);
+  INFO(f.message);
+  CHECK(f.message.find("below the minimum") != std::string::npos);
+  CHECK(f.message.find("h = ") != std::string::npos);
+  CHECK(f.message.find("at t = ") != std::string::npos);
+}
+
+TEST_CASE("continued SVD and zero-eigenvalue bases: continuous Q2, same physics as QR", "[qr]") {
+  // s2.4: the continuation carries over to the bases (20), (21): Q1 from the factorisation,
+  // Omega_21 = Q2^T A'^T R1^{-1} with R1 = Q1^T A^T (26)-(27), Omega_11 = 0.
+  struct Case {
+    const char* id;
+    double h, t_end;
+  };
+  for (const Case& k : {Case{"spatial_pendulum", 1e-3, 10.0}, Case{"spin_top", 1e-4, 0.5}}) {
+    const Problem p = BuildProblem(k.id, {});
+    Recorder base;
+    REQUIRE(RunQr(p, Continued(), k.h, k.t_end, base).status == RunStatus::kOk);
+    for (QrBasis b : {QrBasis::kSvd, QrBasis::kEigen}) {
+      for (QrContinuation variant : {QrContinuation::kExponential, QrContinuation::kFirstOrder}) {
+        QrOptions o = Continued(variant);
+        o.basis = b;
+        Recorder cont, trad;
+        BasisChecks checks;
+        const RunOutcome c = RunQr(p, o, k.h, k.t_end, cont, &checks);
+        const RunOutcome t = RunQr(p, Traditional(b), k.h, k.t_end, trad);
+        REQUIRE(c.status == RunStatus::kOk);
+        REQUIRE(t.status == RunStatus::kOk);
+        CHECK(checks.orthogonality < 1e-12);  // as for basis=qr
+        CHECK(checks.tangency < 1e-12);
+        const double omega_h = c.extra_metrics.at("omega_h_max");
+        INFO(k.id << " basis " << static_cast<int>(b) << " variant " << static_cast<int>(variant)
+                  << ": omega_h_max " << omega_h << ", continued jump "
+                  << c.extra_metrics.at("tangent_basis_jump") << ", traditional jump "
+                  << t.extra_metrics.at("tangent_basis_jump") << ", vs basis=qr "
+                  << MaxDifference(base, cont));
+        // The derived bound of the QR continuation (per step ||Omega|| h plus the second-order
+        // Gram-Schmidt part); for (29) omega_h_max is ||A^+ A'||_F h, the same rate.
+        CHECK(c.extra_metrics.at("tangent_basis_jump") < omega_h * (1.0 + omega_h));
+        // Q_k exp(Omega h) follows dQ/dt = Q Omega to first order, so the continued Q2 is
+        // tangent at t_{k+1} up to O((omega h)^2) and Gram-Schmidt only removes that part (a
+        // wrong Omega_21 would leave an O(omega h) correction). Measured 0.1 omega_h^2 for
+        // basis=qr; (29) with its own rate reaches 0.6 omega_h^2, hence the factor 2 there.
+        const double gs_factor = variant == QrContinuation::kExponential ? 1.0 : 2.0;
+        CHECK(c.extra_metrics.at("gram_schmidt_correction_max") < gs_factor * omega_h * omega_h);
+        if (k.t_end >= 10.0) CHECK(t.extra_metrics.at("tangent_basis_jump") > 0.5);
+        // Same physics to rounding (same arguments and bounds as the QR tests above).
+        CHECK(MaxDifference(base, cont) < (k.t_end >= 10.0 ? 1e-10 : 1e-11));
+      }
+    }
+  }
 }
 
 }  // namespace mbb

@@ -6,6 +6,7 @@
 #include <Eigen/SVD>
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 namespace mbb {
@@ -19,6 +20,19 @@ struct Tableau {
   double a[6][6];
   double b[6];
 };
+
+// Dormand-Prince 5(4) error weights e_i = b_i - b*_i, b* the embedded 4th-order solution
+// [Dormand, Prince 1980; Hairer et al. 1993, Table II.5.2]; stage 7 is evaluated at
+// (t + h, the 5th-order solution) (FSAL).
+constexpr double kDopri5Error[7] = {
+    71.0 / 57600.0,      0.0,          -71.0 / 16695.0, 71.0 / 1920.0,
+    -17253.0 / 339200.0, 22.0 / 525.0, -1.0 / 40.0};
+// Step size controller [Hairer et al. 1993, s II.4, eqs. (4.11)-(4.13)]: h_new = h min(facmax,
+// max(facmin, fac err^(-1/5))), no increase right after a rejection.
+constexpr double kSafety = 0.9, kFacMin = 0.2, kFacMax = 5.0;
+// Smallest step relative to 1 + |t| before an adaptive run gives up (well above rounding of
+// t, ~1e-16 (1 + |t|)).
+constexpr double kMinStepRelative = 1e-12;
 
 constexpr Tableau kDopri5 = {
     6,
@@ -77,8 +91,8 @@ struct QrWorkspace final : FixedStepWorkspace {
         llt(d),
         rhs_d(d),
         q_ddot_local(d),
-        kx(n, tableau.stages),
-        kqd(d, tableau.stages),
+        kx(n, tableau.stages + 1),  // + the FSAL stage of the error estimate
+        kqd(d, tableau.stages + 1),
         x_start(n),
         x_stage(n),
         qd_stage(d),
@@ -88,6 +102,11 @@ struct QrWorkspace final : FixedStepWorkspace {
         q_min_dot(d),
         q_min_dot_new(d),
         phi_q_dot(m, n),
+        r1_lu(m),
+        a_dot_q2(m, d),
+        omega_12(m, d),
+        r1_next(m, m),
+        factor_basis(n, n),
         omega(n, n),
         exp_out(n, n),
         exp_term(n, n),
@@ -137,7 +156,10 @@ struct QrWorkspace final : FixedStepWorkspace {
   Vector q_min, q_min_dot, q_min_dot_new;
 
   // Continuation (22)-(29).
-  Matrix phi_q_dot, omega, exp_out, exp_term, exp_tmp, omega_1, omega_21, a_plus_a_dot;
+  Matrix phi_q_dot;
+  Eigen::PartialPivLU<Matrix> r1_lu;  // LU of R1^T when R1 is not triangular (SVD, eigen)
+  Matrix a_dot_q2, omega_12, r1_next, factor_basis;
+  Matrix omega, exp_out, exp_term, exp_tmp, omega_1, omega_21, a_plus_a_dot;
   Matrix next_basis, q2_candidate;
 
   // Alternative bases of s2.4.
@@ -336,10 +358,23 @@ void ExpOfPlaneRotationInto(const Matrix& x, Matrix& out, Matrix& tmp) {
 }
 
 // Omega of eqs. (23)-(26) at the step start, from Q_k, R1_k and A' = d/dt Phi_q.
-void BuildOmega(QrWorkspace& w) {
+// For the SVD (20) and zero-eigenvalue (21) bases A^T = Q1 R1 with R1 = Q1^T A^T invertible
+// but not triangular (r1_lu holds the LU of R1^T): Omega_21 = Q2^T A'^T R1^{-1} as in (26)-(27),
+// and Omega_11 = 0 (docs/methods/continued_qr.md: Q1 is re-taken from the factorisation, and
+// with Omega_11 = 0 the Q2 update depends on A^+ = Q1 R1^{-T} only).
+void BuildOmega(QrWorkspace& w, QrBasis basis) {
   const int m = w.m, d = w.d;
   const auto q1 = w.basis.leftCols(m);
   const auto q2 = w.basis.rightCols(d);
+  if (basis != QrBasis::kQr) {
+    // Omega_21^T = R1^{-T} A' Q2 (26)-(27), i.e. Omega_12 = -Omega_21^T = -R1^{-T} A' Q2.
+    w.a_dot_q2.noalias() = w.phi_q_dot * q2;
+    w.omega_12 = w.r1_lu.solve(w.a_dot_q2);
+    w.omega.setZero();  // Omega_11 = 0, Omega_2 = 0
+    w.omega.topRightCorner(m, d) = -w.omega_12;
+    w.omega.bottomLeftCorner(d, m) = w.omega_12.transpose();
+    return;
+  }
   // Q1^T A'^T R1^{-1} (24); its strictly lower part is Omega_1L (25).
   w.omega_1.noalias() = q1.transpose() * w.phi_q_dot.transpose();
   w.r1.triangularView<Eigen::Upper>().solveInPlace<Eigen::OnTheRight>(w.omega_1);
@@ -365,6 +400,61 @@ bool GramSchmidt(Matrix& q, int m) {
     q.col(i) /= norm;
   }
   return true;
+}
+
+// Stages first..last-1 of an explicit RK step of size h from (t, x_start, q_min_dot), rates of
+// (15b) and (15a) in the frozen basis Q_k. Returns the failing stage (1-based) or 0.
+int RungeKuttaStages(QrWorkspace& w, double t, double h, int first, WorkCounters& counters) {
+  const Tableau& tab = w.tab;
+  for (int i = first; i < tab.stages; ++i) {
+    w.x_stage = w.x_start;
+    w.qd_stage = w.q_min_dot;
+    for (int j = 0; j < i; ++j) {
+      if (tab.a[i][j] == 0.0) continue;
+      w.x_stage += (h * tab.a[i][j]) * w.kx.col(j);
+      w.qd_stage += (h * tab.a[i][j]) * w.kqd.col(j);
+    }
+    ++counters.rhs_evals;
+    if (!StageRates(w, t + tab.c[i] * h, w.x_stage, w.qd_stage, w.kx.col(i), w.kqd.col(i), i == 0))
+      return i + 1;
+  }
+  return 0;
+}
+
+// The RK solution: x = x_start + h sum b_i kx_i, qd_new = q'_k + h sum b_i kqd_i.
+void RungeKuttaSolution(QrWorkspace& w, double h, Vector& x) {
+  const Tableau& tab = w.tab;
+  x = w.x_start;
+  w.qd_new = w.q_min_dot;
+  for (int i = 0; i < tab.stages; ++i) {
+    if (tab.b[i] == 0.0) continue;
+    x += (h * tab.b[i]) * w.kx.col(i);
+    w.qd_new += (h * tab.b[i]) * w.kqd.col(i);
+  }
+}
+
+// Dormand-Prince local error of the step (x_start, q'_k) -> (x, qd_new) of size h, after the
+// FSAL stage 7 has been stored in column 6: the weighted RMS norm [Hairer et al. 1993, eq.
+// II.4.11] of e = h sum (b_i - b*_i) k_i over the n + d components of the integrated state,
+// sc_i = atol + rtol max(|y_i|, |y_new_i|) for x. For q' the weight uses the norm of the
+// block, sc = atol + rtol max(|q'_k|, |q'_{k+1}|): q' are coordinates in a basis Q2 the
+// method may rotate (Q2 -> Q2 P rotates e_q' by P^T), and with a common weight the error
+// norm, hence the step sequence, is the same for every choice of Q2 (continued or not).
+double ErrorNorm(const QrWorkspace& w, double h, const Vector& x) {
+  double sum = 0.0;
+  for (int j = 0; j < w.n; ++j) {
+    double e = 0.0;
+    for (int i = 0; i < 7; ++i) e += kDopri5Error[i] * w.kx(j, i);
+    const double sc = w.atol + w.rtol * std::max(std::abs(w.x_start[j]), std::abs(x[j]));
+    sum += (h * e / sc) * (h * e / sc);
+  }
+  const double sc_qd = w.atol + w.rtol * std::max(w.q_min_dot.norm(), w.qd_new.norm());
+  for (int j = 0; j < w.d; ++j) {
+    double e = 0.0;
+    for (int i = 0; i < 7; ++i) e += kDopri5Error[i] * w.kqd(j, i);
+    sum += (h * e / sc_qd) * (h * e / sc_qd);
+  }
+  return std::sqrt(sum / static_cast<double>(w.n + w.d));
 }
 
 QrWorkspace& Cast(FixedStepWorkspace& w) { return static_cast<QrWorkspace&>(w); }
@@ -422,14 +512,25 @@ std::unique_ptr<FixedStepWorkspace> QrProjectionMethod::Begin(const Problem& pro
   w.t = state.t;
   w.dae.CalcPhiQ(*w.dae_ws, state.t, state.q, w.phi_q);
   w.a_t = w.phi_q.transpose();
-  const QrBasis basis =
-      options_.continuation == QrContinuation::kNone ? options_.basis : QrBasis::kQr;
+  if (options_.adaptive && options_.integrator != QrIntegrator::kDopri5) {
+    error = "the adaptive step needs integrator=dopri5 (its embedded error estimate)";
+    return nullptr;
+  }
+  const QrBasis basis = options_.basis;
   FactorBasis(w, basis, w.basis, w.r1);  // Q_0 from the factorisation at t0 (s2.5)
   for (int i = 0; i < w.m; ++i)
     if (basis == QrBasis::kQr && !(std::abs(w.r1(i, i)) > 0.0)) {
       error = "constraint Jacobian is rank-deficient at t0";
       return nullptr;
     }
+  if (basis != QrBasis::kQr && w.m > 0 && options_.continuation != QrContinuation::kNone) {
+    w.r1.noalias() = w.basis.leftCols(w.m).transpose() * w.a_t;  // A^T = Q1 R1, R1 = Q1^T A^T
+    w.r1_lu.compute(w.r1.transpose());
+    if (!WellConditioned(w.r1_lu)) {
+      error = "constraint Jacobian is rank-deficient at t0";
+      return nullptr;
+    }
+  }
   w.q_min.noalias() = w.basis.rightCols(w.d).transpose() * state.q;  // eq. (16) at t0
   w.q_min_dot.noalias() = w.basis.rightCols(w.d).transpose() * state.v;
   w.speed_max = state.v.norm();
@@ -446,35 +547,57 @@ StepStatus QrProjectionMethod::Step(FixedStepWorkspace& workspace, double h, Fix
                                     WorkCounters& counters) const {
   QrWorkspace& w = Cast(workspace);
   const int m = w.m, d = w.d;
-  const Tableau& tab = w.tab;
-  const double t = state.t, t_new = state.t + h;
+  const double t = state.t;
   const bool continued = options_.continuation != QrContinuation::kNone;
+  const QrBasis basis_kind = options_.basis;
 
   // d/dt A at the step start, for the continuation (22)-(29).
   if (continued && m > 0) w.dae.CalcPhiQDot(*w.dae_ws, t, state.q, state.v, w.phi_q_dot);
 
   // Explicit Runge-Kutta step of x' = (15b), q'' = (15a) in the basis Q_k.
   w.x_start = state.q;
-  for (int i = 0; i < tab.stages; ++i) {
-    w.x_stage = w.x_start;
-    w.qd_stage = w.q_min_dot;
-    for (int j = 0; j < i; ++j) {
-      if (tab.a[i][j] == 0.0) continue;
-      w.x_stage += (h * tab.a[i][j]) * w.kx.col(j);
-      w.qd_stage += (h * tab.a[i][j]) * w.kqd.col(j);
-    }
-    ++counters.rhs_evals;
-    if (!StageRates(w, t + tab.c[i] * h, w.x_stage, w.qd_stage, w.kx.col(i), w.kqd.col(i), i == 0))
-      return StepStatus::Failed("singular constraint Jacobian or reduced mass matrix at stage " +
-                                std::to_string(i + 1));
-  }
   Vector& x = state.q;
-  w.qd_new = w.q_min_dot;
-  for (int i = 0; i < tab.stages; ++i) {
-    if (tab.b[i] == 0.0) continue;
-    x += (h * tab.b[i]) * w.kx.col(i);
-    w.qd_new += (h * tab.b[i]) * w.kqd.col(i);
+  auto singular = [](int stage) {
+    return StepStatus::Failed("singular constraint Jacobian or reduced mass matrix at stage " +
+                              std::to_string(stage));
+  };
+  double h_next = 0.0;
+  if (!options_.adaptive) {
+    if (const int failed = RungeKuttaStages(w, t, h, 0, counters)) return singular(failed);
+    RungeKuttaSolution(w, h, x);
+  } else {
+    // Error control on (x, q') with the basis frozen at Q_k: a rejected trial restarts from
+    // the same x_k, q'_k, Q_k with a smaller h (stage 1 does not depend on h and is kept).
+    bool rejected = false;
+    for (int first = 0;; first = 1) {
+      if (const int failed = RungeKuttaStages(w, t, h, first, counters)) return singular(failed);
+      RungeKuttaSolution(w, h, x);
+      ++counters.rhs_evals;  // stage 7 (FSAL) at (t + h, x_{k+1}^(0), q'_{k+1})
+      if (!StageRates(w, t + h, x, w.qd_new, w.kx.col(6), w.kqd.col(6), false)) return singular(7);
+      const double err = ErrorNorm(w, h, x);
+      if (err <= 1.0) {  // accepted (II.4.12-13)
+        const double fac = err > 0.0 ? kSafety * std::pow(err, -0.2) : kFacMax;
+        h_next = h * std::min(kFacMax, std::max(kFacMin, fac));
+        if (rejected) h_next = std::min(h_next, h);  // no increase right after a rejection
+        break;
+      }
+      ++counters.rejected_steps;
+      rejected = true;
+      const double fac = std::isfinite(err) ? kSafety * std::pow(err, -0.2) : kFacMin;
+      const double h_smaller = h * std::max(kFacMin, fac);
+      if (h_smaller < kMinStepRelative * (1.0 + std::abs(t))) {
+        x = w.x_start;
+        char buf[160];
+        std::snprintf(buf, sizeof(buf),
+                      "step size h = %.3e below the minimum %.1e (1 + |t|) at t = %.9g "
+                      "(error norm %.3g at h = %.3e)",
+                      h_smaller, kMinStepRelative, t, err, h);
+        return StepStatus::Failed(buf);
+      }
+      h = h_smaller;
+    }
   }
+  const double t_new = t + h;
   // q_{k+1} = q_k + Q2_k^T (x_{k+1} - x_k): eq. (16) read as an increment; the correction
   // below moves x along Q1_k only, so it does not change q.
   w.dx = x - w.x_start;
@@ -510,10 +633,18 @@ StepStatus QrProjectionMethod::Step(FixedStepWorkspace& workspace, double h, Fix
   // The basis at t_{k+1}: Q1 from the economy QR of A_{k+1}^T; Q2 continued or refactorised.
   double omega_h = 0.0;
   if (continued) {
-    HouseholderQrInto(w.a_t, w.qr_work, w.hh_v, w.hh_w, w.stage_basis, w.stage_r1);  // (8)
+    // Q1_{k+1} (and R1_{k+1}) from the factorisation of A_{k+1}^T: QR (8) into stage_basis, or
+    // SVD (20) / zero-eigenvalue (21) into factor_basis with R1 = Q1^T A^T.
+    if (basis_kind == QrBasis::kQr) {
+      HouseholderQrInto(w.a_t, w.qr_work, w.hh_v, w.hh_w, w.stage_basis, w.stage_r1);  // (8)
+    } else if (m > 0) {
+      FactorBasis(w, basis_kind, w.factor_basis, w.r1_next);
+      w.r1_next.noalias() = w.factor_basis.leftCols(m).transpose() * w.a_t;
+    }
+    const Matrix& new_factor = basis_kind == QrBasis::kQr ? w.stage_basis : w.factor_basis;
     if (m > 0) {
       if (options_.continuation == QrContinuation::kExponential) {
-        BuildOmega(w);
+        BuildOmega(w, basis_kind);
         w.omega *= h;
         omega_h = w.omega.norm();  // Frobenius: bounds the 2-norm
         if (m == 1)
@@ -522,16 +653,20 @@ StepStatus QrProjectionMethod::Step(FixedStepWorkspace& workspace, double h, Fix
           ExpInto(w.omega, w.exp_out, w.exp_term, w.exp_tmp);
         w.q2_candidate.noalias() = w.basis * w.exp_out.rightCols(d);  // (28)
       } else {
-        // (29): Q2_{k+1} = exp(-A^+ A' h) Q2_k with A^+ = Q1 R1^{-T}.
-        w.a_plus_a_dot = w.phi_q_dot;
-        w.r1.triangularView<Eigen::Upper>().transpose().solveInPlace(w.a_plus_a_dot);
+        // (29): Q2_{k+1} = exp(-A^+ A' h) Q2_k with A^+ = Q1 R1^{-T} (any factorisation).
+        if (basis_kind == QrBasis::kQr) {
+          w.a_plus_a_dot = w.phi_q_dot;
+          w.r1.triangularView<Eigen::Upper>().transpose().solveInPlace(w.a_plus_a_dot);
+        } else {
+          w.a_plus_a_dot = w.r1_lu.solve(w.phi_q_dot);
+        }
         w.omega.noalias() = w.basis.leftCols(m) * w.a_plus_a_dot;
         w.omega *= -h;
         omega_h = w.omega.norm();  // Frobenius: bounds the 2-norm
         ExpInto(w.omega, w.exp_out, w.exp_term, w.exp_tmp);
         w.q2_candidate.noalias() = w.exp_out * w.basis.rightCols(d);
       }
-      w.next_basis.leftCols(m) = w.stage_basis.leftCols(m);
+      w.next_basis.leftCols(m) = new_factor.leftCols(m);
       w.next_basis.rightCols(d) = w.q2_candidate;
       if (!GramSchmidt(w.next_basis, m))  // against Q1_{k+1} (end of s2.5)
         return StepStatus::Failed("continued Q2 collapsed onto Q1 in the Gram-Schmidt step");
@@ -541,7 +676,14 @@ StepStatus QrProjectionMethod::Step(FixedStepWorkspace& workspace, double h, Fix
     } else {
       w.next_basis = w.basis;  // m = 0: Q2 = I throughout
     }
-    w.r1 = w.stage_r1;
+    if (basis_kind == QrBasis::kQr) {
+      w.r1 = w.stage_r1;
+    } else if (m > 0) {
+      w.r1 = w.r1_next;
+      w.r1_lu.compute(w.r1.transpose());
+      if (!WellConditioned(w.r1_lu))
+        return StepStatus::Failed("singular R1 = Q1^T A^T of the new basis (rank-deficient A)");
+    }
   } else {
     FactorBasis(w, options_.basis, w.next_basis, w.r1);
   }
@@ -557,7 +699,7 @@ StepStatus QrProjectionMethod::Step(FixedStepWorkspace& workspace, double h, Fix
   // phi_q, a_t, phi_t are now those at (t_{k+1}, x_{k+1}); stage_basis holds their QR for the
   // continued method, and basis does for the traditional QR (8).
   w.constraints_current = true;
-  if (continued) {
+  if (continued && basis_kind == QrBasis::kQr) {
     w.stage_qr_current = true;
   } else if (options_.basis == QrBasis::kQr) {
     w.stage_basis = w.basis;
@@ -574,6 +716,7 @@ StepStatus QrProjectionMethod::Step(FixedStepWorkspace& workspace, double h, Fix
   w.t = t_new;
   if (state.has_extra) FillExtra(w, state.extra);
   if (inspector_) inspector_(t_new, w.basis, w.a_t, w.q_min, w.q_min_dot);
+  if (options_.adaptive) return StepStatus::Accepted(h, h_next);
   return StepStatus::Ok();
 }
 
@@ -609,11 +752,40 @@ QrIntegrator ParseIntegrator(const ParameterSet& p) {
   return p.GetString("integrator", "dopri5") == "rk4" ? QrIntegrator::kRk4 : QrIntegrator::kDopri5;
 }
 
+QrBasis ParseBasis(const ParameterSet& p) {
+  const std::string b = p.GetString("basis", "qr");
+  return b == "svd" ? QrBasis::kSvd : b == "eigen" ? QrBasis::kEigen : QrBasis::kQr;
+}
+
+bool IsAdaptive(const ParameterSet& p) { return p.GetString("step", "fixed") == "adaptive"; }
+
+// The options both methods share; step=adaptive needs the embedded estimate of dopri5.
+QrOptions ParseCommon(const ParameterSet& p, const std::string& method) {
+  QrOptions o;
+  o.integrator = ParseIntegrator(p);
+  o.minimal_series = p.GetString("minimal_series", "off") == "on";
+  o.basis = ParseBasis(p);
+  o.adaptive = IsAdaptive(p);
+  if (o.adaptive && o.integrator != QrIntegrator::kDopri5)
+    throw InputError("method " + method +
+                     ": step=adaptive needs integrator=dopri5 (integrator=rk4 has no embedded "
+                     "error estimate)");
+  return o;
+}
+
 }  // namespace
 
 std::vector<MethodEntry> QrMethodEntries() {
-  const ParameterSpec integrator{
-      "integrator", "dopri5", "explicit scheme at fixed h", {"dopri5", "rk4"}};
+  const ParameterSpec integrator{"integrator", "dopri5", "explicit scheme", {"dopri5", "rk4"}};
+  const ParameterSpec step{"step",
+                           "fixed",
+                           "fixed h, or adaptive (dopri5 only: embedded error estimate with "
+                           "rtol/atol, h = the first step)",
+                           {"fixed", "adaptive"}};
+  const ParameterSpec basis{"basis",
+                            "qr",
+                            "factorisation of A^T: QR (8), SVD (20), zero-eigenvalue (21)",
+                            {"qr", "svd", "eigen"}};
   const ParameterSpec series{"minimal_series",
                              "off",
                              "add q, q' and the columns of Q2 to the --series CSV",
@@ -629,36 +801,29 @@ std::vector<MethodEntry> QrMethodEntries() {
         {"variant",
          "exponential",
          "Q update: exp(Omega h) (28) or first-order exp(-A^+ A' h) (29)",
-         {"exponential", "first-order"}}},
+         {"exponential", "first-order"}},
+        step,
+        basis},
        [](const ParameterSet& p) {
-         QrOptions o;
-         o.integrator = ParseIntegrator(p);
-         o.minimal_series = p.GetString("minimal_series", "off") == "on";
+         QrOptions o = ParseCommon(p, "continued-qr");
          o.continuation = p.GetString("variant", "exponential") == "first-order"
                               ? QrContinuation::kFirstOrder
                               : QrContinuation::kExponential;
          return std::make_unique<QrProjectionMethod>(o);
-       }},
+       },
+       IsAdaptive},
       {"traditional-qr",
        "minimal coordinates with Q2 from a fresh factorisation of A^T at every step",
        "000 s2.3-2.4 eqs 8-21",
        true,
        false,
-       {integrator,
-        series,
-        {"basis",
-         "qr",
-         "tangent basis: QR (8), SVD (20), zero-eigenvalue (21)",
-         {"qr", "svd", "eigen"}}},
+       {integrator, series, basis, step},
        [](const ParameterSet& p) {
-         QrOptions o;
-         o.integrator = ParseIntegrator(p);
-         o.minimal_series = p.GetString("minimal_series", "off") == "on";
+         QrOptions o = ParseCommon(p, "traditional-qr");
          o.continuation = QrContinuation::kNone;
-         const std::string b = p.GetString("basis", "qr");
-         o.basis = b == "svd" ? QrBasis::kSvd : b == "eigen" ? QrBasis::kEigen : QrBasis::kQr;
          return std::make_unique<QrProjectionMethod>(o);
-       }},
+       },
+       IsAdaptive},
   };
 }
 

@@ -8,9 +8,13 @@
 //                   against Q1_{k+1} (end of s2.5).
 //   traditional-qr  Q2 from a fresh full factorisation of A^T at every step: Householder
 //                   QR (8), or the SVD (20) / zero-eigenvalue (21) alternatives of s2.4.
+//   Both take basis=qr|svd|eigen for Q1; the continuation carries over to SVD and
+//   zero-eigenvalue bases (s2.4) with Omega_21 of (26)-(27) for A^T = Q1 R1, any R1.
 //
 // Both integrate the minimal velocities q' (15a) and the redundant positions x (15b)
-// explicitly (Dormand-Prince 5(4) [Dormand, Prince 1980] at fixed h, or classical RK4);
+// explicitly (Dormand-Prince 5(4) [Dormand, Prince 1980] at fixed h, or adaptive with its
+// embedded 4th-order error estimate and the controller of [Hairer et al. 1993, s II.4], or
+// classical RK4 at fixed h);
 // within a step the coordinates refer to the basis Q_k of the step start (eq. 16 read as
 // an increment: x_{k+1} = x_k + Q2_k dq + Q1_k p), the positions are corrected along Q1_k
 // by Newton on c(x, t_{k+1}) = 0 (17)-(19), and q'_{k+1} = Q2_{k+1}^T x'_{k+1}. The choice of
@@ -32,7 +36,13 @@ enum class QrContinuation { kNone, kExponential, kFirstOrder };
 struct QrOptions {
   QrContinuation continuation = QrContinuation::kExponential;  // kNone: traditional
   QrIntegrator integrator = QrIntegrator::kDopri5;
-  QrBasis basis = QrBasis::kQr;  // traditional only; the continuation uses QR (25)-(27)
+  /// Factorisation of A^T giving Q1 (both methods) and Q2 (traditional). The continued
+  /// method re-takes Q1 from it every step; with QR it uses Omega_1L of (25), with SVD /
+  /// zero-eigenvalue bases Omega_11 = 0 (docs/methods/continued_qr.md).
+  QrBasis basis = QrBasis::kQr;
+  /// Dormand-Prince only: step size controlled by the embedded 4th-order error estimate
+  /// (rtol/atol of the run, HNW II.4 controller) instead of a fixed h.
+  bool adaptive = false;
   /// Report q, q' and the columns of Q2 per step as StepSample::extra (for --series).
   bool minimal_series = false;
 };
@@ -56,6 +66,7 @@ class QrProjectionMethod final : public FixedStepMethod {
   std::unique_ptr<FixedStepWorkspace> Begin(const Problem& problem, double h, FixedStepState& state,
                                             WorkCounters& counters,
                                             std::string& error) const override;
+  bool AdaptiveSteps() const override { return options_.adaptive; }
   StepStatus Step(FixedStepWorkspace& workspace, double h, FixedStepState& state,
                   WorkCounters& counters) const override;
   void Finish(FixedStepWorkspace& workspace, std::map<std::string, double>& metrics) const override;
