@@ -14,6 +14,7 @@ const std::vector<ProblemEntry>& ProblemCatalogue() {
         DoublePendulumEntry(),  AndrewsSqueezerEntry(),      BricardEntry(),
         CylindricalPairEntry(), DoubleFourBarEntry(),        FourBarEntry(),
         NFourBarEntry(),
+        FlyballGovernorEntry(),
         GyroTopEntry(),         PhysicalPendulumEntry(),     PlanarPairEntry(),
         PlanarPendulumEntry(),  SimplePendulumIftommEntry(), SixBodyLinkageEntry(),
         SliderCrank3dEntry(),   SmallMassOscillatorEntry(),  SpatialPendulumEntry(),

@@ -13,6 +13,7 @@ ProblemEntry AndrewsSqueezerEntry();
 ProblemEntry BricardEntry();
 ProblemEntry CylindricalPairEntry();
 ProblemEntry DoubleFourBarEntry();
+ProblemEntry FlyballGovernorEntry();
 ProblemEntry FourBarEntry();
 ProblemEntry NFourBarEntry();
 ProblemEntry GyroTopEntry();
