@@ -109,9 +109,9 @@ std::string Cell(const std::optional<double>& x, const char* format = "%.2e") {
 }
 
 void PrintTableHeader() {
-  std::printf("%-20s %-15s %-14s %9s %10s %10s %10s %10s\n", "problem", "method", "status", "steps",
+  std::printf("%-22s %-15s %-14s %9s %10s %10s %10s %10s\n", "problem", "method", "status", "steps",
               "wall[s]", "energy", "constraint", "error");
-  std::printf("%-20s %-15s %-14s %9s %10s %10s %10s %10s\n", "", "", "", "", "(median)",
+  std::printf("%-22s %-15s %-14s %9s %10s %10s %10s %10s\n", "", "", "", "", "(median)",
               "rel.drift", "|Phi|max", "rel.max");
 }
 
@@ -120,7 +120,7 @@ void PrintTableRow(const RunRecord& r) {
   if (r.wall_time) wall = r.wall_time->median;
   if (r.metrics.error) err = r.metrics.error->position_max_rel;
   const bool ran = r.status == RunStatus::kOk || r.metrics.samples > 0;
-  std::printf("%-20s %-15s %-14s %9ld %10s %10s %10s %10s\n", r.problem_id.c_str(),
+  std::printf("%-22s %-15s %-14s %9ld %10s %10s %10s %10s\n", r.problem_id.c_str(),
               r.method_id.c_str(), ToString(r.status), r.counters.steps, Cell(wall, "%.3g").c_str(),
               ran ? Cell(r.metrics.energy_max_rel_drift).c_str() : "-",
               ran ? Cell(r.metrics.position_residual_max).c_str() : "-", Cell(err).c_str());
@@ -247,7 +247,7 @@ int RunBatch(const std::vector<BatchItem>& items, const std::string& dir, const 
     if (have_record[i]) {
       PrintTableRow(records[i]);
     } else {
-      std::printf("%-20s %-15s %-14s %s\n", index[i].problem.c_str(), index[i].method.c_str(),
+      std::printf("%-22s %-15s %-14s %s\n", index[i].problem.c_str(), index[i].method.c_str(),
                   index[i].status.c_str(), index[i].message.c_str());
     }
   }
