@@ -24,6 +24,25 @@ void Report(StepObserver& observer, const FixedStepState& s) {
   observer.OnStep({s.t, s.q, s.v, s.has_acceleration ? &s.a : nullptr,
                    s.has_multipliers ? &s.lambda : nullptr, s.has_extra ? &s.extra : nullptr});
 }
+
+// Hands step k to the observer unless the state is non-finite; false (with the outcome marked
+// unstable) when the run must stop, for a non-finite state or at the observer's request.
+bool ReportAcceptedStep(StepObserver& observer, const FixedStepState& state, long k,
+                        RunOutcome& outcome) {
+  if (!state.q.allFinite() || !state.v.allFinite()) {
+    outcome.status = RunStatus::kUnstable;
+    outcome.message =
+        "non-finite state at step " + std::to_string(k) + " (t = " + std::to_string(state.t) + ")";
+    return false;
+  }
+  Report(observer, state);
+  if (observer.StopRequested()) {
+    outcome.status = RunStatus::kUnstable;
+    outcome.message = observer.StopReason();
+    return false;
+  }
+  return true;
+}
 }  // namespace
 
 RunOutcome FixedStepMethod::Run(const Problem& problem, const RunSettings& settings,
@@ -67,18 +86,7 @@ RunOutcome FixedStepMethod::Run(const Problem& problem, const RunSettings& setti
           "step " + std::to_string(k) + " (t = " + std::to_string(state.t) + "): " + status.message;
       return outcome;
     }
-    if (!state.q.allFinite() || !state.v.allFinite()) {
-      outcome.status = RunStatus::kUnstable;
-      outcome.message = "non-finite state at step " + std::to_string(k) +
-                        " (t = " + std::to_string(state.t) + ")";
-      return outcome;
-    }
-    Report(observer, state);
-    if (observer.StopRequested()) {
-      outcome.status = RunStatus::kUnstable;
-      outcome.message = observer.StopReason();
-      return outcome;
-    }
+    if (!ReportAcceptedStep(observer, state, k, outcome)) return outcome;
   }
   Finish(*workspace, outcome.extra_metrics);
   return outcome;
@@ -115,18 +123,7 @@ RunOutcome FixedStepMethod::RunVariable(FixedStepWorkspace& workspace, const Run
     const double proposal = status.h_next > 0.0 ? status.h_next : h;
     // A step shortened only to land on a stop time keeps the controller's earlier proposal.
     h = landed ? std::max(h, proposal) : proposal;
-    if (!state.q.allFinite() || !state.v.allFinite()) {
-      outcome.status = RunStatus::kUnstable;
-      outcome.message = "non-finite state at step " + std::to_string(k) +
-                        " (t = " + std::to_string(state.t) + ")";
-      return outcome;
-    }
-    Report(observer, state);
-    if (observer.StopRequested()) {
-      outcome.status = RunStatus::kUnstable;
-      outcome.message = observer.StopReason();
-      return outcome;
-    }
+    if (!ReportAcceptedStep(observer, state, k, outcome)) return outcome;
     if (outcome.counters.steps + outcome.counters.rejected_steps >= settings.max_steps &&
         state.t < settings.t_end) {
       outcome.status = RunStatus::kFailed;
