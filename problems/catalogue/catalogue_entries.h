@@ -38,4 +38,10 @@ inline void RequirePositive(double value, const std::string& key) {
     throw InputError("parameter '" + key + "' = " + std::to_string(value) + ": must be > 0");
 }
 
+/// Throws InputError unless `value` >= 0.
+inline void RequireNonNegative(double value, const std::string& key) {
+  if (!(value >= 0.0))
+    throw InputError("parameter '" + key + "' = " + std::to_string(value) + ": must be >= 0");
+}
+
 }  // namespace mbb

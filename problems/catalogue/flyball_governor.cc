@@ -48,11 +48,6 @@ constexpr double kHingeOffset = 0.05;  // hinge and spring points at +-0.05 m fr
 constexpr double kRestLength = 0.5, kSliderHeight0 = 0.5;
 constexpr double kRodAngle0 = M_PI / 6.0;  // 30 degrees below horizontal
 
-void RequireNonNegative(double value, const std::string& key) {
-  if (!(value >= 0.0))
-    throw InputError("parameter '" + key + "' = " + std::to_string(value) + ": must be >= 0");
-}
-
 // Inertia about the centre of mass of a uniform square-section bar along unit `u`.
 Eigen::Matrix3d BarInertia(double mass, const Eigen::Vector3d& u) {
   const double b2 = kBarSide * kBarSide;
