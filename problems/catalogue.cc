@@ -11,14 +11,25 @@ namespace mbb {
 const std::vector<ProblemEntry>& ProblemCatalogue() {
   static const std::vector<ProblemEntry> catalogue = [] {
     std::vector<ProblemEntry> entries = {
-        DoublePendulumEntry(),  AndrewsSqueezerEntry(),      BricardEntry(),
-        CylindricalPairEntry(), DoubleFourBarEntry(),        FourBarEntry(),
-        NFourBarEntry(),
+        AndrewsSqueezerEntry(),
+        BricardEntry(),
+        CylindricalPairEntry(),
+        DoubleFourBarEntry(),
+        DoublePendulumEntry(),
         FlyballGovernorEntry(),
-        GyroTopEntry(),         PhysicalPendulumEntry(),     PlanarPairEntry(),
-        PlanarPendulumEntry(),  SimplePendulumIftommEntry(), SixBodyLinkageEntry(),
-        SliderCrank3dEntry(),   SmallMassOscillatorEntry(),  SpatialPendulumEntry(),
-        SpinTopEntry(),         StiffPendulumEntry(),
+        FourBarEntry(),
+        GyroTopEntry(),
+        NFourBarEntry(),
+        PhysicalPendulumEntry(),
+        PlanarPairEntry(),
+        PlanarPendulumEntry(),
+        SimplePendulumIftommEntry(),
+        SixBodyLinkageEntry(),
+        SliderCrank3dEntry(),
+        SmallMassOscillatorEntry(),
+        SpatialPendulumEntry(),
+        SpinTopEntry(),
+        StiffPendulumEntry(),
     };
     std::sort(entries.begin(), entries.end(),
               [](const auto& a, const auto& b) { return a.id < b.id; });
