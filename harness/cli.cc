@@ -57,6 +57,11 @@ class Args {
     return next();
   }
   double number(const std::string& option) { return ParseNumber(value(option), option); }
+  /// For commands that take no options after their positional arguments: a stray argument
+  /// (e.g. `figures 000 --out DIR`) is an error, not silently ignored.
+  void ExpectNoMore(const std::string& command) {
+    if (!done()) throw InputError(command + ": unexpected argument '" + next() + "'");
+  }
 
  private:
   const std::vector<std::string>& a_;
@@ -145,6 +150,7 @@ bool Succeeded(RunStatus s) { return s == RunStatus::kOk || s == RunStatus::kNot
 
 int CmdList(Args& args) {
   const std::string what = args.done() ? "all" : args.next();
+  args.ExpectNoMore("list");
   if (what != "all" && what != "problems" && what != "methods")
     throw InputError("list: expected 'problems' or 'methods', got '" + what + "'");
   if (what != "methods") {
@@ -454,6 +460,7 @@ int CmdCheck(Args& args) {
 int CmdFigures(Args& args) {
   if (args.done()) throw InputError("figures: needs a paper number (000, 001, ...) or 'all'");
   const std::string paper = args.next();
+  args.ExpectNoMore("figures");
   const fs::path dir = fs::path(MBBENCH_SOURCE_DIR) / "scripts" / "figures";
   std::vector<fs::path> scripts;
   if (fs::is_directory(dir))
@@ -523,6 +530,7 @@ int RunCli(const std::vector<std::string>& argv) {
     if (command == "report") {
       if (args.done()) throw InputError("report: needs a results directory");
       const std::string dir = args.next();
+      args.ExpectNoMore("report");
       const int count = WriteReport(dir);
       std::printf("%d results -> %s/report.md, %s/report.html\n", count, dir.c_str(), dir.c_str());
       return count > 0 ? kExitOk : kExitRunsFailed;

@@ -85,6 +85,9 @@ TEST_CASE("bad usage exits 2", "[cli]") {
   CHECK(Cli({"run", "--no-such-option"}) == 2);
   CHECK(Cli({"run", "-p"}) == 2);
   CHECK(Cli({"list", "things"}) == 2);
+  CHECK(Cli({"list", "problems", "extra"}) == 2);
+  CHECK(Cli({"figures", "000", "--out", "/tmp/x"}) == 2);  // stray options are not ignored
+  CHECK(Cli({"report", "results/latest", "--html"}) == 2);
   CHECK(Cli({"sweep", "/nonexistent/experiment.json"}) == 2);
   CHECK(Cli({"stability", "-p", "planar_pendulum", "-m", "ida"}) == 2);  // no fixed step
   CHECK(Cli({"stability", "-p", "planar_pendulum", "-m", "continued-qr", "--set",
