@@ -40,12 +40,8 @@ Problem Build(const ParameterSet&) {
   j.axis_a = n;
   j.axis_b = n;
   m.joints.push_back(j);
-  OutputDescription u2 = Output("u2", OutputKind::kPointZ, "body2");
-  u2.reference_body = "body1";
-  OutputDescription theta2 = Output("theta2", OutputKind::kAngle, "body2");
-  theta2.axis = n;
-  theta2.reference_body = "body1";
-  m.outputs = {u2, theta2};
+  m.outputs = {RelativeOutput("u2", OutputKind::kPointZ, "body2", "body1"),
+               AngleAbout("theta2", "body2", n, "body1")};
   m.t_end = 1.0;
   m.h_default = 1e-4;
   m.default_methods = {"ida", "odeint-dopri5"};

@@ -52,11 +52,8 @@ Problem Build(const ParameterSet& p) {
   OutputDescription alpha1 = Output("alpha1", OutputKind::kAngle, "crank");
   alpha1.offset = M_PI / 2;
   alpha1.scale = -1.0;
-  OutputDescription alpha2 = Output("alpha2", OutputKind::kAngle, "crank");
-  alpha2.reference_body = "coupler";
-  OutputDescription alpha3 = Output("alpha3", OutputKind::kAngle, "coupler");
-  alpha3.reference_body = "rocker";
-  m.outputs = {alpha1, alpha2, alpha3};
+  m.outputs = {alpha1, RelativeOutput("alpha2", OutputKind::kAngle, "crank", "coupler"),
+               RelativeOutput("alpha3", OutputKind::kAngle, "coupler", "rocker")};
   m.t_end = 3.0;
   m.h_default = 1e-3;
   m.default_methods = {"ida", "odeint-dopri5"};

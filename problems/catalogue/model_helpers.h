@@ -55,4 +55,22 @@ inline OutputDescription Output(const std::string& name, OutputKind kind, const 
   return o;
 }
 
+/// An output measured in the frame of `reference_body` (empty: the global frame).
+inline OutputDescription RelativeOutput(const std::string& name, OutputKind kind,
+                                        const std::string& body,
+                                        const std::string& reference_body) {
+  OutputDescription o = Output(name, kind, body);
+  o.reference_body = reference_body;
+  return o;
+}
+
+/// The rotation angle of `body` about `axis`, relative to `reference_body` (empty: ground).
+inline OutputDescription AngleAbout(const std::string& name, const std::string& body,
+                                    const Eigen::Vector3d& axis,
+                                    const std::string& reference_body = "") {
+  OutputDescription o = RelativeOutput(name, OutputKind::kAngle, body, reference_body);
+  o.axis = axis;
+  return o;
+}
+
 }  // namespace mbb

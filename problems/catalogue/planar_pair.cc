@@ -42,14 +42,9 @@ Problem Build(const ParameterSet&) {
   j.axis_a = n;
   j.axis_b = n;
   m.joints.push_back(j);
-  OutputDescription u1 = Output("u1", OutputKind::kPointX, "body2");
-  u1.reference_body = "body1";
-  OutputDescription u2 = Output("u2", OutputKind::kPointY, "body2");
-  u2.reference_body = "body1";
-  OutputDescription theta2 = Output("theta2", OutputKind::kAngle, "body2");
-  theta2.axis = n;
-  theta2.reference_body = "body1";
-  m.outputs = {u1, u2, theta2};
+  m.outputs = {RelativeOutput("u1", OutputKind::kPointX, "body2", "body1"),
+               RelativeOutput("u2", OutputKind::kPointY, "body2", "body1"),
+               AngleAbout("theta2", "body2", n, "body1")};
   m.t_end = 0.1;
   m.h_default = 1e-5;
   m.default_methods = {"ida", "odeint-dopri5"};

@@ -104,12 +104,8 @@ Problem Build(const ParameterSet& p) {
     m.joints.push_back(j);
   }
   m.forces.push_back(Gravity(P(0, 0, -p.GetDouble("g", 9.81))));
-  OutputDescription theta1 = Output("theta1", OutputKind::kAngle, "body1");
-  theta1.axis = axis[1];
-  OutputDescription theta2 = Output("theta2", OutputKind::kAngle, "body2");
-  theta2.axis = axis[2];
-  theta2.reference_body = "body1";
-  m.outputs = {theta1, theta2};
+  m.outputs = {AngleAbout("theta1", "body1", axis[1]),
+               AngleAbout("theta2", "body2", axis[2], "body1")};
   m.t_end = 1.0;
   m.h_default = 1e-4;
   // Redundant constraints: ida fails on the rank-deficient Jacobian (docs/known-failures.md).
