@@ -74,6 +74,15 @@ class MechanicalDae {
   virtual double CalcAppliedPower(DaeWorkspace& ws, double t, ConstVectorRef q,
                                   ConstVectorRef v) const = 0;
 
+  /// Linear momentum and angular momentum about the global origin (3-vectors; a planar
+  /// formulation reports z components of angular and zero linear z). Returns false when the
+  /// DAE has no notion of momentum (e.g. a problem in relative angles); the outputs are
+  /// then left untouched.
+  virtual bool CalcMomenta(DaeWorkspace& /*ws*/, ConstVectorRef /*q*/, ConstVectorRef /*v*/,
+                           Eigen::Vector3d& /*linear*/, Eigen::Vector3d& /*angular*/) const {
+    return false;
+  }
+
   /// True if M does not depend on q (methods may then factor it once).
   virtual bool has_constant_mass_matrix() const = 0;
 

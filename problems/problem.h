@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "problems/mechanical_dae.h"
+#include "problems/model_structure.h"
 #include "problems/parameters.h"
 
 namespace mbb {
@@ -26,6 +27,16 @@ struct Problem {
   std::string source;                             // paper and section, e.g. "001 s3"
   std::map<std::string, std::string> parameters;  // resolved, as the result records them
   std::shared_ptr<const MechanicalDae> dae;
+  /// Registry name of the coordinate set the DAE is written in ("planar",
+  /// "euler-parameters", ...); empty for a hand-written problem without one.
+  std::string formulation;
+  /// The model behind the DAE (bodies, joint rows, kinematic tree); null for a hand-written
+  /// problem that has none. Methods needing it say not_applicable when it is null.
+  std::shared_ptr<const ModelStructure> structure;
+  /// Momentum components the forces leave conserved, named "linear_x", "linear_y",
+  /// "linear_z", "angular_x", "angular_y", "angular_z" (angular about the origin);
+  /// metrics.momentum.conserved_max_abs_drift is measured over these.
+  std::vector<std::string> conserved_momentum;
 
   double t0 = 0.0;
   double t_end = 1.0;       // the source's horizon

@@ -138,6 +138,11 @@ struct ModelDescription {
   std::string file;  // where it was read from ("" for a C++ model): named in every error
   std::string id, title, source;
   int dimension = 2;  // 2 planar, 3 spatial
+  /// Registry name of the coordinate set; empty: the default for the dimension
+  /// ("planar" for 2, "euler-parameters" for 3).
+  std::string formulation;
+  /// Momentum components the forces leave conserved (names as Problem::conserved_momentum).
+  std::vector<std::string> conserved_momentum;
   std::vector<BodyDescription> bodies;
   std::vector<JointDescription> joints;
   std::vector<ForceDescription> forces;

@@ -1,0 +1,57 @@
+// The structure behind a Problem's DAE, for methods that need more than the equations:
+// the model it was compiled from, which coordinates each body owns, which constraint rows
+// each joint owns, and a kinematic tree (a spanning tree of the joint graph plus the cut
+// joints that close its loops). Paper 002 needs the per-body coordinate blocks, paper 003
+// the rows of each joint (its physical reactions), paper 004 and the Simbody peer the tree.
+//
+// Read-only once built and shared by every copy of the Problem. Hand-written problems may
+// have none (Problem::structure is then null): a method that needs it says not_applicable.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "problems/model/model_description.h"
+
+namespace mbb {
+
+/// The coordinates one body owns in q (and v, where v = q'): q.segment(offset, size).
+struct BodyCoordinates {
+  std::string name;
+  int offset = 0;
+  int size = 0;
+};
+
+/// The constraint rows one joint, driver or intrinsic constraint owns: rows
+/// [first_row, first_row + num_rows) of Phi, with a name per row for messages.
+struct ConstraintRows {
+  enum class Owner { kJoint, kDriver, kBody };  // kBody: intrinsic (e.g. e^T e = 1)
+  Owner owner = Owner::kJoint;
+  int index = 0;  // into model.joints, model.drivers or model.bodies
+  std::string name;
+  int first_row = 0;
+  int num_rows = 0;
+  std::vector<std::string> row_names;
+};
+
+/// A spanning tree of the joint graph rooted at the ground. Bodies are indexed as in
+/// model.bodies; -1 is the ground.
+struct KinematicTree {
+  std::vector<int> parent;        // per body: parent body (-1: ground)
+  std::vector<int> parent_joint;  // per body: index into model.joints connecting it to parent
+  /// Bodies in an order where every parent comes before its children.
+  std::vector<int> topological_order;
+  /// Joints not in the tree: each closes a loop (their equations become loop-closure
+  /// constraints in a joint-coordinate formulation).
+  std::vector<int> cut_joints;
+};
+
+struct ModelStructure {
+  ModelDescription model;               // as compiled (resolved parameters, stated initial pose)
+  std::string formulation;              // the registry name of the coordinate set (e.g. "planar")
+  std::vector<BodyCoordinates> bodies;  // aligned with model.bodies
+  std::vector<ConstraintRows> rows;     // every row of Phi, in order, exactly once
+  KinematicTree tree;
+};
+
+}  // namespace mbb
