@@ -13,7 +13,7 @@
 namespace mbb {
 namespace {
 
-// The statement's data (PROBLEMS.md): crank AB 0.08 m about X through A, rod BC 0.3 m,
+// The IFToMM statement's data: crank AB 0.08 m about X through A, rod BC 0.3 m,
 // slider on the X axis, masses 0.12 / 0.5 / 2.0 kg, g = 9.81 along -Z.
 const Eigen::Vector3d kPivotA(0.0, 0.1, 0.12);
 constexpr double kCrank = 0.08, kRod = 0.3, kMassCrank = 0.12, kMassRod = 0.5, kMassSlider = 2.0;
@@ -111,7 +111,8 @@ TEST_CASE("slider_crank_3d starts with the published peers' energy and rod spin"
 TEST_CASE("slider_crank_3d: crank-revolution periods of the published peers",
           "[model][slider_crank]") {
   // 0.601907 s (pivot; matches Masoudi's published curve) and 0.578897 s (mid) come from the
-  // issue's quadrature of the 1-DOF energy equation with the peers' joint axes (PROBLEMS.md).
+  // issue's quadrature of the 1-DOF energy equation with the peers' joint axes (slider X, rod
+  // axis perpendicular to the rod and to X).
   const std::map<std::string, double> published = {{"pivot", 0.601907}, {"mid", 0.578897}};
   for (const auto& [variant, period] : published) {
     // Our own quadrature: 256 and 512 nodes agree to round-off (geometric convergence), and

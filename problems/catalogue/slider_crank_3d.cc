@@ -53,7 +53,7 @@ Problem Build(const ParameterSet& p) {
 
   const Eigen::Vector3d along = (c - b).normalized();
   // The rod's cross axis of the universal joint: perpendicular to the rod and to the
-  // slider's cross axis X (PROBLEMS.md, as the peers).
+  // slider's cross axis X (as the published peers have it).
   const Eigen::Vector3d cross_axis = along.cross(Eigen::Vector3d::UnitX()).normalized();
   Eigen::Matrix3d rod_axes;
   rod_axes.col(0) = cross_axis;
