@@ -9,7 +9,8 @@
 #
 # The slider-crank runs at SLIDER_H (default 1e-4, the problem's default step; the paper's
 # h = 1e-5 takes about 100 s per run and 500k series rows, so set SLIDER_H=1e-5 for that).
-# Run time with the defaults: 78 s on the shared 2 cores (docs/methods/continued_qr.md).
+# Run time with the defaults: 78 s on the shared 2 cores, 236 s with them busy with other jobs
+# (docs/methods/continued_qr.md, which also records agreement.txt's numbers).
 #
 # usage: [SLIDER_H=1e-5] scripts/figures/paper000.sh [BUILD_DIR]   (default: build)
 set -euo pipefail
