@@ -213,6 +213,9 @@ void CheckBoundedEnergyError(const MethodEntry& entry, const Method& method, con
                             : conformance::FixedSettings(p, kEnergyHorizon, steps);
   Runs r = RunOnce(method, p, s, p.t0 + 0.25 * kEnergyHorizon);
   CHECK(r.outcome.status == RunStatus::kOk);
+  std::printf("  %-28s %-34s energy: max |E - E0| %.2e over %g s, %.2e over the first quarter\n",
+              entry.name.c_str(), c.label.c_str(), r.recorder.energy_drift, kEnergyHorizon,
+              r.recorder.energy_drift_first_quarter);
   INFO("max |E - E0| " << r.recorder.energy_drift << " over " << kEnergyHorizon << " s, "
                        << r.recorder.energy_drift_first_quarter << " over the first quarter");
   CHECK(r.recorder.energy_drift <=
@@ -248,6 +251,7 @@ TEST_CASE("every registry method keeps its declared promises on the conformance 
         const double observed = ObservedOrder(entry, *method, c, p, d);
         std::printf("  %-28s %-34s order %5.2f (declared %d)  differences %.2e, %.2e\n",
                     entry.name.c_str(), c.label.c_str(), observed, promises.order, d[0], d[1]);
+        INFO("observed order " << observed << ", declared " << promises.order);
         Expect(std::abs(observed - promises.order) <= kOrderSlack, entry.name, c.label, "order");
       }
       if (conformance::DefaultIsAdaptive(entry))
