@@ -99,12 +99,12 @@ void CheckConstraintPromises(const MethodEntry& entry, const std::string& proble
   if (p.m() == 0) return;  // every level holds trivially
   const MethodPromises& promises = entry.promises;
   const double tol = ConstraintTolerance(s);
-  std::printf(
-      "  %-28s %-34s max residuals: position %.1e, velocity %.1e, acceleration %s "
-      "(%s)\n",
-      entry.name.c_str(), problem.c_str(), r.position, r.velocity,
-      r.reported_acceleration ? std::to_string(r.acceleration).c_str() : "-",
-      s.h > 0.0 ? "finest fixed step" : "rtol 1e-8");
+  char acceleration[16] = "-";
+  if (r.reported_acceleration)
+    std::snprintf(acceleration, sizeof acceleration, "%.1e", r.acceleration);
+  std::printf("  %-28s %-34s max residuals: position %.1e, velocity %.1e, acceleration %s (%s)\n",
+              entry.name.c_str(), problem.c_str(), r.position, r.velocity, acceleration,
+              s.h > 0.0 ? "finest fixed step" : "rtol 1e-8");
   INFO("max residuals: position " << r.position << ", velocity " << r.velocity << ", acceleration "
                                   << r.acceleration << "; bound " << tol);
   if (promises.satisfies_position) Expect(r.position <= tol, entry.name, problem, "position");
