@@ -67,10 +67,35 @@ Problem BuildSpecProblem(const RunSpec& spec) {
   return BuildProblem(spec.problem, spec.problem_parameters);
 }
 
+namespace {
+ParameterSet WithPreferredProblemParameters(const RunSpec& spec, const MethodEntry& method) {
+  ParameterSet params = spec.problem_parameters;
+  // Model files take no parameters (LoadModelProblem), so only catalogue entries offer one.
+  if (!spec.model_file.empty()) return params;
+  const std::vector<ParameterSpec>& offered = FindProblem(spec.problem).parameters;
+  for (const auto& [key, value] : method.preferred_problem_parameters) {
+    if (params.Has(key)) continue;  // pinned by the user: CheckApplicable judges it
+    for (const ParameterSpec& p : offered)
+      if (p.name == key && std::count(p.choices.begin(), p.choices.end(), value) > 0)
+        params.Set(key, value);
+  }
+  return params;
+}
+}  // namespace
+
 ResolvedRun ResolveRun(const RunSpec& spec) {
   ResolvedRun run;
-  run.problem = BuildSpecProblem(spec);
+  if (spec.model_file.empty()) FindProblem(spec.problem);  // an unknown problem is named first
   run.entry = &FindMethod(spec.method);
+  // The form the method needs (e.g. form=minimal) when the problem offers it and the user
+  // left it open; the result records it through Problem::parameters.
+  RunSpec built = spec;
+  built.problem_parameters = WithPreferredProblemParameters(spec, *run.entry);
+  run.problem = BuildSpecProblem(built);
+  for (const auto& [key, value] : built.problem_parameters.values())
+    if (!spec.problem_parameters.Has(key))
+      run.problem.warnings.push_back(key + "=" + value + ": the problem form method " +
+                                     spec.method + " needs (not set with --param)");
   std::vector<ParameterSpec> accepted = run.entry->parameters;
   for (const auto& s : SettingSpecs()) accepted.push_back(s);
   spec.settings.Validate(accepted, "method " + spec.method);

@@ -85,6 +85,52 @@ class Method {
   virtual std::vector<std::string> ExtraSeriesNames(const Problem& /*problem*/) const { return {}; }
 };
 
+/// What a method promises with its entry's default parameters. tests/test_conformance.cc
+/// checks every promise of every registry entry on a small problem set, so a new method gets
+/// the checks from its registry line (docs/adding-a-method.md). Each field says its check.
+struct MethodPromises {
+  /// Step control of the default mode: kFixed (h only), kAdaptive (rtol/atol only),
+  /// kAdaptiveOrFixed (rtol/atol, or a fixed step when `--set h` is given).
+  enum class Step { kFixed, kAdaptive, kAdaptiveOrFixed };
+  Step step = Step::kFixed;
+  /// Global order p of the position error at a fixed step h, |q_h(T) - q(T)| ~ C h^p, from
+  /// the method's paper or library (cite it at the entry); 0 = no fixed-step mode. Checked
+  /// by step halving: log2 of the ratio of successive differences at h, h/2, h/4 must be
+  /// within 0.3 of p. Adaptive modes are checked for tolerance proportionality instead: the
+  /// error at rtol 1e-8 is at least 10 times smaller than at rtol 1e-6.
+  int order = 0;
+  /// Constraint levels the method keeps at every accepted step, to its solver tolerance
+  /// (not merely to O(h^p)): |Phi(t, q)|, |Phi_q v + Phi_t| and |Phi_q a - gamma(t, q, v)|
+  /// (the acceleration level needs the method to report a). Checked as the maximum over a
+  /// run; a level declared false is not checked (the method may drift there). On a problem
+  /// without constraints (m = 0) every level holds trivially.
+  bool satisfies_position = false;
+  bool satisfies_velocity = false;
+  bool satisfies_acceleration = false;
+  /// No secular energy drift on a conservative problem (symplectic or energy-conserving
+  /// schemes: the energy error oscillates with a bounded amplitude). Checked as: the largest
+  /// |E - E0| over a long run is at most twice that over its first quarter (a linear drift
+  /// would give four times).
+  bool bounded_energy_error = false;
+
+  // Builders, so a registry line reads as the promise it makes, e.g.
+  // MethodPromises::FixedStep(2).Position().Velocity().BoundedEnergyError().
+  static MethodPromises FixedStep(int order) { return {Step::kFixed, order}; }
+  static MethodPromises Adaptive() { return {Step::kAdaptive, 0}; }
+  static MethodPromises AdaptiveOrFixed(int order) { return {Step::kAdaptiveOrFixed, order}; }
+  MethodPromises Position() const { return With(&MethodPromises::satisfies_position); }
+  MethodPromises Velocity() const { return With(&MethodPromises::satisfies_velocity); }
+  MethodPromises Acceleration() const { return With(&MethodPromises::satisfies_acceleration); }
+  MethodPromises BoundedEnergyError() const { return With(&MethodPromises::bounded_energy_error); }
+
+ private:
+  MethodPromises With(bool MethodPromises::*field) const {
+    MethodPromises p = *this;
+    p.*field = true;
+    return p;
+  }
+};
+
 /// A registry entry: name, description, accepted parameters, and how it uses settings.
 struct MethodEntry {
   std::string name;
@@ -98,6 +144,14 @@ struct MethodEntry {
   /// the given method parameters select the rtol/atol-controlled mode (h is then the first
   /// step). Empty: the mode follows uses_tolerances as for the other methods.
   std::function<bool(const ParameterSet&)> uses_tolerances_if = nullptr;
+  /// What the method promises with its default parameters (checked by the conformance test).
+  MethodPromises promises = {};
+  /// Problem parameters the method needs, e.g. {"form", "minimal"} for a minimal-coordinate
+  /// method, {"formulation", "directors"} for a method written for a coordinate set. When the
+  /// problem offers the key with that value among its choices and the user did not set the
+  /// key, the harness builds the problem that way (recorded in problem.parameters); a user
+  /// who pinned another value gets the method's not_applicable reason.
+  std::map<std::string, std::string> preferred_problem_parameters = {};
 };
 
 /// The registry, sorted by name (methods/registry.cc is the one list).

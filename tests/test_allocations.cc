@@ -28,6 +28,10 @@ void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace mbb {
+
+/// The number of global operator new calls so far (test_conformance_allocations.cc).
+long AllocationCount() { return g_allocations.load(); }
+
 namespace {
 
 template <class F>

@@ -79,6 +79,37 @@ TEST_CASE("a NaN or infinite parameter exits 2 and names the key", "[cli]") {
   CHECK_THAT(InputErrorOf(spec), Catch::Contains("length") && Catch::Contains("> 0"));
 }
 
+TEST_CASE("a method gets the problem form it declares unless the user pinned another", "[cli]") {
+  // central-difference-minimal declares form=minimal (methods/newmark/newmark_methods.cc);
+  // stiff_pendulum offers it. h = 0.5 is inside the stability limit 2/omega_max = 0.64 s
+  // (paper 001 eq. 18).
+  RunSpec spec = Spec("stiff_pendulum", "central-difference-minimal");
+  spec.settings.Set("h", "0.5");
+  spec.repeats = 0;
+  RunRecord r = Execute(spec);
+  CHECK(r.status == RunStatus::kOk);
+  CHECK(r.problem_parameters.at("form") == "minimal");
+  CHECK(r.m == 0);
+  CHECK_THAT(r.warnings.empty() ? "" : r.warnings.back(),
+             Catch::Contains("form=minimal") && Catch::Contains("central-difference-minimal"));
+
+  spec.problem_parameters.Set("form", "constrained");
+  r = Execute(spec);
+  CHECK(r.status == RunStatus::kNotApplicable);
+  CHECK(r.problem_parameters.at("form") == "constrained");
+  CHECK_THAT(r.message, Catch::Contains("minimal coordinates") && Catch::Contains("m = 2"));
+
+  // A method without a preferred form leaves the problem's default alone.
+  spec = Spec("stiff_pendulum", "odeint-rk4");
+  CHECK(DescribeRun(ResolveRun(spec)).problem_parameters.at("form") == "constrained");
+  // The CLI path: both commands exit 0 (a not_applicable run is a result, not an error).
+  CHECK(Cli({"run", "-p", "stiff_pendulum", "-m", "central-difference-minimal", "--set", "h=0.5",
+             "--repeats", "0", "--out", "results/test_cli_form"}) == 0);
+  CHECK(Cli({"run", "-p", "stiff_pendulum", "-m", "central-difference-minimal", "--set", "h=0.5",
+             "--param", "form=constrained", "--repeats", "0", "--out", "results/test_cli_form"}) ==
+        0);
+}
+
 TEST_CASE("bad usage exits 2", "[cli]") {
   CHECK(Cli({}) == 2);
   CHECK(Cli({"frobnicate"}) == 2);

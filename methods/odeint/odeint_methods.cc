@@ -126,10 +126,17 @@ std::vector<MethodEntry> OdeintMethodEntries() {
       {"odeint-dopri5",
        "Boost.Odeint Dormand-Prince 5(4) on the index-1 ODE (adaptive; fixed with h)",
        "Boost.Odeint runge_kutta_dopri5", true, true, OdeFormOptions::Specs(),
-       [](const ParameterSet& p) { return std::make_unique<OdeintMethod>(Scheme::kDopri5, p); }},
+       [](const ParameterSet& p) { return std::make_unique<OdeintMethod>(Scheme::kDopri5, p); },
+       nullptr,
+       // Dormand-Prince 5(4): fifth order at fixed h [Dormand, Prince 1980]; projection on
+       // (first_order_ode.h) restores Phi = 0 and Phi_q v + Phi_t = 0 after every step.
+       MethodPromises::AdaptiveOrFixed(5).Position().Velocity()},
       {"odeint-rk4", "Boost.Odeint classical RK4 on the index-1 ODE, fixed step",
        "Boost.Odeint runge_kutta4", true, false, OdeFormOptions::Specs(),
-       [](const ParameterSet& p) { return std::make_unique<OdeintMethod>(Scheme::kRk4, p); }},
+       [](const ParameterSet& p) { return std::make_unique<OdeintMethod>(Scheme::kRk4, p); },
+       nullptr,
+       // Classical Runge-Kutta: fourth order [Hairer, Norsett, Wanner 1993, s II.1]; projection.
+       MethodPromises::FixedStep(4).Position().Velocity()},
   };
 }
 

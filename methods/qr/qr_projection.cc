@@ -811,7 +811,11 @@ std::vector<MethodEntry> QrMethodEntries() {
                               : QrContinuation::kExponential;
          return std::make_unique<QrProjectionMethod>(o);
        },
-       IsAdaptive},
+       IsAdaptive,
+       // Default integrator dopri5 at fixed h: its fifth-order weights [Dormand, Prince 1980]
+       // (paper 000 s4 runs ode45); x is corrected onto Phi = 0 by Newton (17)-(19) and x'
+       // lies in the tangent space, Phi_q x' + Phi_t = 0 (15).
+       MethodPromises::FixedStep(5).Position().Velocity()},
       {"traditional-qr",
        "minimal coordinates with Q2 from a fresh factorisation of A^T at every step",
        "000 s2.3-2.4 eqs 8-21",
@@ -823,7 +827,9 @@ std::vector<MethodEntry> QrMethodEntries() {
          o.continuation = QrContinuation::kNone;
          return std::make_unique<QrProjectionMethod>(o);
        },
-       IsAdaptive},
+       IsAdaptive,
+       // As continued-qr: dopri5 at fixed h, fifth order; constraints as continued-qr.
+       MethodPromises::FixedStep(5).Position().Velocity()},
   };
 }
 

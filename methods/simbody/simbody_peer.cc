@@ -273,7 +273,12 @@ std::vector<MethodEntry> SimbodyMethodEntries() {
            true,
            true,
            {{"integrator", "rkm", "Simbody integrator", {"rkm", "rk3", "cpodes"}}},
-           [](const ParameterSet& p) { return std::make_unique<SimbodyMethod>(p); }}};
+           [](const ParameterSet& p) { return std::make_unique<SimbodyMethod>(p); },
+           nullptr,
+           // Default integrator rkm: "error controlled, fourth order explicit integrator"
+           // (simmath/RungeKuttaMersonIntegrator.h). Joint coordinates: the problem's
+           // coordinates are reconstructed from them, so its constraints hold exactly.
+           MethodPromises::AdaptiveOrFixed(4).Position().Velocity()}};
 }
 
 }  // namespace mbb

@@ -246,7 +246,12 @@ std::vector<MethodEntry> IdaMethodEntries() {
            {{"formulation", "index2", "DAE form", {"index1", "index2", "index3"}},
             {"max_order", "5", "maximum BDF order (1..5)", {}},
             {"multiplier_atol", "1", "relative weight of the multipliers in Newton's test", {}}},
-           [](const ParameterSet& p) { return std::make_unique<IdaMethod>(p); }}};
+           [](const ParameterSet& p) { return std::make_unique<IdaMethod>(p); },
+           nullptr,
+           // Variable-order BDF (1..5): no fixed-step order. GGL index 2 (the default) keeps
+           // Phi = 0 and Phi_q v + Phi_t = 0 as algebraic equations [Gear, Gupta, Leimkuhler
+           // 1985]; the reported a is the BDF derivative, not an index-1 solution.
+           MethodPromises::Adaptive().Position().Velocity()}};
 }
 
 }  // namespace mbb
