@@ -59,11 +59,12 @@
 #include "methods/newmark/newmark_common.h"
 #include "methods/newmark/newmark_methods.h"
 #include "problems/constraint_projection.h"
+#include "problems/invariant.h"
 
 namespace mbb {
 namespace {
 
-struct TangentWorkspace : FixedStepWorkspace {
+struct TangentWorkspace final : FixedStepWorkspace {
   TangentWorkspace(const Problem& p, int n, int m)
       : dae(*p.dae),
         ws(dae.MakeWorkspace()),
@@ -228,7 +229,7 @@ class TangentNewmark final : public FixedStepMethod {
 
   StepStatus Step(FixedStepWorkspace& workspace, double h, FixedStepState& s,
                   WorkCounters& counters) const override {
-    auto& w = static_cast<TangentWorkspace&>(workspace);
+    auto& w = MBB_DOWNCAST(TangentWorkspace, workspace);
     const double t1 = s.t + h;
     const double eps = std::numeric_limits<double>::epsilon();
     // Starting iterate: Taylor predictor.
@@ -282,7 +283,7 @@ class TangentNewmark final : public FixedStepMethod {
   }
 
   void Finish(FixedStepWorkspace& workspace, std::map<std::string, double>& m) const override {
-    auto& w = static_cast<TangentWorkspace&>(workspace);
+    auto& w = MBB_DOWNCAST(TangentWorkspace, workspace);
     if (w.omega_valid) ReportStabilityMetrics(w.omega_max, params_.gamma, params_.beta, m);
   }
 
