@@ -1,19 +1,14 @@
 #include "problems/model/model_assembly.h"
 
-#include <cstdio>
-
 #include "problems/consistent_initial_conditions.h"
 #include "problems/constraint_projection.h"
+#include "problems/format.h"
 #include "problems/parameters.h"
 
 namespace mbb {
 namespace {
 
-std::string Format(double x) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.3g", x);
-  return buffer;
-}
+std::string Format(double x) { return FormatNumber(x, 3); }
 
 // Largest |entry| and its index.
 double MaxAbs(const Vector& x, int* index) {
