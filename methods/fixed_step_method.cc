@@ -75,7 +75,7 @@ RunOutcome FixedStepMethod::Run(const Problem& problem, const RunSettings& setti
   if (steps > settings.max_steps) {
     outcome.status = RunStatus::kFailed;
     outcome.message = "h = " + FormatNumber(h) + " needs " + std::to_string(steps) +
-                      " steps, more than max_steps";
+                      " steps, more than max_steps (" + std::to_string(settings.max_steps) + ")";
     return outcome;
   }
   for (long k = 1; k <= steps; ++k) {
