@@ -8,7 +8,7 @@
 #include "harness/metrics_observer.h"
 #include "harness/model_file.h"
 #include "harness/reference_maker.h"
-#include "problems/constraint_projection.h"
+#include "problems/constraint_factorization.h"
 
 namespace mbb {
 
@@ -56,9 +56,9 @@ int ConstraintRank(const Problem& problem) {
   auto ws = problem.dae->MakeWorkspace();
   Matrix phi_q(problem.m(), problem.n());
   problem.dae->CalcPhiQ(*ws, problem.t0, problem.q0, phi_q);
-  Eigen::ColPivHouseholderQR<Matrix> qr(phi_q.transpose());
-  qr.setThreshold(kConstraintRankThreshold);
-  return static_cast<int>(qr.rank());
+  ConstraintFactorization factorization(problem.m(), problem.n());
+  factorization.Compute(phi_q);
+  return factorization.rank();
 }
 }  // namespace
 

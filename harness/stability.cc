@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "harness/metrics_observer.h"
+#include "problems/format.h"
 
 namespace mbb {
 
@@ -110,7 +111,7 @@ StabilityRecord SearchStabilityLimit(const RunSpec& spec, const StabilityOptions
   double lo = h_min, hi = 0.0;
   if (!stable_at(h_min)) {
     record.h_min_unstable = h_min;
-    record.message = "unstable already at h_min = " + std::to_string(h_min);
+    record.message = "unstable already at h_min = " + FormatNumber(h_min);
     return record;
   }
   for (double h = 2.0 * h_min;; h *= 2.0) {
@@ -122,7 +123,7 @@ StabilityRecord SearchStabilityLimit(const RunSpec& spec, const StabilityOptions
     lo = trial_h;
     if (trial_h >= h_max) {
       record.h_max_stable = h_max;
-      record.message = "stable up to h_max = " + std::to_string(h_max);
+      record.message = "stable up to h_max = " + FormatNumber(h_max);
       return record;
     }
   }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "problems/format.h"
+
 namespace mbb {
 
 const char* ToString(RunStatus status) {
@@ -32,7 +34,7 @@ bool ReportAcceptedStep(StepObserver& observer, const FixedStepState& state, lon
   if (!state.q.allFinite() || !state.v.allFinite()) {
     outcome.status = RunStatus::kUnstable;
     outcome.message =
-        "non-finite state at step " + std::to_string(k) + " (t = " + std::to_string(state.t) + ")";
+        "non-finite state at step " + std::to_string(k) + " (t = " + FormatNumber(state.t) + ")";
     return false;
   }
   Report(observer, state);
@@ -72,8 +74,8 @@ RunOutcome FixedStepMethod::Run(const Problem& problem, const RunSettings& setti
   const long steps = static_cast<long>(std::ceil((settings.t_end - settings.t0) / h - 1e-9));
   if (steps > settings.max_steps) {
     outcome.status = RunStatus::kFailed;
-    outcome.message = "h = " + std::to_string(h) + " needs " + std::to_string(steps) +
-                      " steps, more than max_steps";
+    outcome.message = "h = " + FormatNumber(h) + " needs " + std::to_string(steps) +
+                      " steps, more than max_steps (" + std::to_string(settings.max_steps) + ")";
     return outcome;
   }
   for (long k = 1; k <= steps; ++k) {
@@ -83,7 +85,7 @@ RunOutcome FixedStepMethod::Run(const Problem& problem, const RunSettings& setti
     if (!status.ok) {
       outcome.status = RunStatus::kFailed;
       outcome.message =
-          "step " + std::to_string(k) + " (t = " + std::to_string(state.t) + "): " + status.message;
+          "step " + std::to_string(k) + " (t = " + FormatNumber(state.t) + "): " + status.message;
       return outcome;
     }
     if (!ReportAcceptedStep(observer, state, k, outcome)) return outcome;
@@ -114,7 +116,7 @@ RunOutcome FixedStepMethod::RunVariable(FixedStepWorkspace& workspace, const Run
       state.t = t_start;
       outcome.status = RunStatus::kFailed;
       outcome.message =
-          "step " + std::to_string(k) + " (t = " + std::to_string(t_start) + "): " + status.message;
+          "step " + std::to_string(k) + " (t = " + FormatNumber(t_start) + "): " + status.message;
       return outcome;
     }
     const double taken = status.h_taken > 0.0 ? status.h_taken : offered;
@@ -128,7 +130,7 @@ RunOutcome FixedStepMethod::RunVariable(FixedStepWorkspace& workspace, const Run
         state.t < settings.t_end) {
       outcome.status = RunStatus::kFailed;
       outcome.message = "max_steps (" + std::to_string(settings.max_steps) +
-                        ") reached at t = " + std::to_string(state.t);
+                        ") reached at t = " + FormatNumber(state.t);
       return outcome;
     }
   }

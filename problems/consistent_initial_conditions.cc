@@ -1,17 +1,12 @@
 #include "problems/consistent_initial_conditions.h"
 
-#include <cstdio>
-
 #include "problems/constraint_projection.h"
+#include "problems/format.h"
 
 namespace mbb {
 
 namespace {
-std::string Format(double x) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.3g", x);
-  return buffer;
-}
+std::string Format(double x) { return FormatNumber(x, 3); }
 }  // namespace
 
 void CheckInitialConditions(Problem& problem) {

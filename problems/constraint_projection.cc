@@ -8,34 +8,14 @@ ConstraintProjector::ConstraintProjector(const MechanicalDae& dae, DaeWorkspace&
     : dae_(dae),
       ws_(ws),
       phi_q_(dae.num_constraints(), dae.num_coordinates()),
-      phi_q_t_(dae.num_coordinates(), dae.num_constraints()),
-      qr_(dae.num_coordinates(), dae.num_constraints()),
+      factorization_(dae.num_constraints(), dae.num_coordinates()),
       phi_(dae.num_constraints()),
       rhs_(dae.num_constraints()),
-      y_(dae.num_constraints()),
       dq_(dae.num_coordinates()) {}
 
 void ConstraintProjector::Factor(double t, ConstVectorRef q) {
   dae_.CalcPhiQ(ws_, t, q, phi_q_);
-  phi_q_t_ = phi_q_.transpose();
-  qr_.setThreshold(kConstraintRankThreshold);
-  qr_.compute(phi_q_t_);
-  rank_ = static_cast<int>(qr_.rank());
-}
-
-// Phi_q^T P = Q R with R upper trapezoidal of rank r. Phi_q x = rhs with x = Q [y; 0]:
-// P R^T y = rhs  ->  R11^T y1 = (P^T rhs)_1 (first r rows). The rows beyond the rank are
-// dropped, which is the least-squares answer when the redundant rows are consistent.
-void ConstraintProjector::SolveMinimumNorm(VectorRef x) {
-  const int r = rank_;
-  const int n = dae_.num_coordinates();
-  y_.noalias() = qr_.colsPermutation().transpose() * rhs_;
-  qr_.matrixQR().topLeftCorner(r, r).transpose().triangularView<Eigen::Lower>().solveInPlace(
-      y_.head(r));
-  dq_.setZero();
-  dq_.head(r) = y_.head(r);
-  dq_.applyOnTheLeft(qr_.householderQ());
-  x = dq_.head(n);
+  factorization_.Compute(phi_q_);
 }
 
 bool ConstraintProjector::ProjectPositions(double t, VectorRef q, double tol, int max_iterations) {
@@ -49,8 +29,7 @@ bool ConstraintProjector::ProjectPositions(double t, VectorRef q, double tol, in
     if (residual_ <= tol) return true;
     if (k == max_iterations || !std::isfinite(residual_)) break;
     Factor(t, q);
-    rhs_ = phi_;
-    SolveMinimumNorm(dq_);
+    factorization_.SolveMinimumNorm(phi_, dq_);
     q -= dq_;
   }
   return false;
@@ -60,7 +39,7 @@ void ConstraintProjector::ProjectVelocities(double t, ConstVectorRef q, VectorRe
   if (dae_.num_constraints() == 0) return;
   Factor(t, q);
   dae_.CalcVelocityResidual(ws_, t, q, v, rhs_);
-  SolveMinimumNorm(dq_);
+  factorization_.SolveMinimumNorm(rhs_, dq_);
   v -= dq_;
 }
 

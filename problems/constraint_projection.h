@@ -1,20 +1,14 @@
-// Projection onto the constraint manifold with rank-revealing factorisations, so that
-// redundant constraints (rank-deficient Phi_q) are handled: minimum-norm Newton steps on
-// Phi(t, q) = 0 and the minimum-norm velocity correction for Phi_q v + Phi_t = 0.
+// Projection onto the constraint manifold with the rank-revealing factorisation of Phi_q
+// (constraint_factorization.h), so that redundant constraints (rank-deficient Phi_q) are
+// handled: minimum-norm Newton steps on Phi(t, q) = 0 and the minimum-norm velocity
+// correction for Phi_q v + Phi_t = 0.
 // All storage is allocated at construction; Project* calls do not allocate.
 #pragma once
 
+#include "problems/constraint_factorization.h"
 #include "problems/mechanical_dae.h"
 
 namespace mbb {
-
-/// Relative threshold of the numerical rank of Phi_q (pivots <= this times the largest
-/// count as zero). Eigen's default (about n eps) is too tight for redundant constraints:
-/// off the manifold by a drift delta, Bricard's Phi_q has a singular value ~delta
-/// (9e-11 for delta = 1e-9), which the default counts as independent and so the
-/// redundant row is inverted. 1e-9 is far above a step's drift and far below the smallest
-/// physical singular value of the catalogue's Jacobians (0.3 for Bricard).
-inline constexpr double kConstraintRankThreshold = 1e-9;
 
 class ConstraintProjector {
  public:
@@ -27,21 +21,18 @@ class ConstraintProjector {
   void ProjectVelocities(double t, ConstVectorRef q, VectorRef v);
 
   /// Numerical rank of Phi_q at the last factorisation.
-  int last_rank() const { return rank_; }
+  int last_rank() const { return factorization_.rank(); }
   /// ||Phi||_inf after the last ProjectPositions.
   double last_position_residual() const { return residual_; }
 
  private:
-  // Factor Phi_q^T (n x m) with column pivoting; solves Phi_q x = rhs in minimum norm.
-  void Factor(double t, ConstVectorRef q);
-  void SolveMinimumNorm(VectorRef x);  // rhs in rhs_, result in x (n)
+  void Factor(double t, ConstVectorRef q);  // Phi_q at (t, q)
 
   const MechanicalDae& dae_;
   DaeWorkspace& ws_;
-  Matrix phi_q_, phi_q_t_;
-  Eigen::ColPivHouseholderQR<Matrix> qr_;
-  Vector phi_, rhs_, y_, dq_;
-  int rank_ = 0;
+  Matrix phi_q_;
+  ConstraintFactorization factorization_;
+  Vector phi_, rhs_, dq_;
   double residual_ = 0.0;
 };
 

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "problems/dual.h"
+#include "problems/invariant.h"
 #include "problems/jacobian_compression.h"
 #include "problems/mechanical_dae.h"
 
@@ -71,11 +72,15 @@ class EquationsDae final : public MechanicalDae {
 
   bool has_constant_mass_matrix() const override { return Equations::kConstantMass; }
 
-  void CalcPhi(DaeWorkspace& /*ws*/, double t, ConstVectorRef q, VectorRef phi) const override {
+  void CalcPhi(DaeWorkspace& base, double t, ConstVectorRef q, VectorRef phi) const override {
+    Cast(base);
+    MBB_INVARIANT(q.size() == n() && phi.size() == m(), "CalcPhi: q (n), phi (m)");
     if (m() > 0) eq_.Constraints(t, q.data(), phi.data());
   }
 
   void CalcPhiQ(DaeWorkspace& base, double t, ConstVectorRef q, MatrixRef phi_q) const override {
+    MBB_INVARIANT(q.size() == n() && phi_q.rows() == m() && phi_q.cols() == n(),
+                  "CalcPhiQ: q (n), phi_q (m x n)");
     // One pass per column group (jacobian_compression.h): seeded columns share no row.
     auto& w = Cast(base);
     phi_q.setZero();
@@ -89,6 +94,7 @@ class EquationsDae final : public MechanicalDae {
   }
 
   void CalcPhiT(DaeWorkspace& base, double t, ConstVectorRef q, VectorRef phi_t) const override {
+    MBB_INVARIANT(q.size() == n() && phi_t.size() == m(), "CalcPhiT: q (n), phi_t (m)");
     auto& w = Cast(base);
     for (int i = 0; i < n(); ++i) w.q1[i] = D1(q[i]);
     eq_.Constraints(D1(t, 1.0), w.q1.data(), w.out1.data());
@@ -97,6 +103,8 @@ class EquationsDae final : public MechanicalDae {
 
   void CalcVelocityResidual(DaeWorkspace& base, double t, ConstVectorRef q, ConstVectorRef v,
                             VectorRef out) const override {
+    MBB_INVARIANT(q.size() == n() && v.size() == n() && out.size() == m(),
+                  "CalcVelocityResidual: q, v (n), out (m)");
     // d/ds Phi(t + s, q + v s) = Phi_q v + Phi_t.
     auto& w = Cast(base);
     for (int i = 0; i < n(); ++i) w.q1[i] = D1(q[i], v[i]);
@@ -106,6 +114,8 @@ class EquationsDae final : public MechanicalDae {
 
   void CalcGamma(DaeWorkspace& base, double t, ConstVectorRef q, ConstVectorRef v,
                  VectorRef gamma) const override {
+    MBB_INVARIANT(q.size() == n() && v.size() == n() && gamma.size() == m(),
+                  "CalcGamma: q, v (n), gamma (m)");
     // d^2/ds^2 Phi(t + s, q + v s) = (Phi_q v)_q v + 2 Phi_qt v + Phi_tt = -gamma, eq. (2).
     auto& w = Cast(base);
     for (int i = 0; i < n(); ++i) w.q2[i] = D2(D1(q[i], v[i]), D1(v[i], 0.0));
@@ -115,6 +125,9 @@ class EquationsDae final : public MechanicalDae {
 
   void CalcPhiQDot(DaeWorkspace& base, double t, ConstVectorRef q, ConstVectorRef v,
                    MatrixRef phi_q_dot) const override {
+    MBB_INVARIANT(
+        q.size() == n() && v.size() == n() && phi_q_dot.rows() == m() && phi_q_dot.cols() == n(),
+        "CalcPhiQDot: q, v (n), phi_q_dot (m x n)");
     // Column j: d/ds d/de Phi(t + s, q + v s + e_j e) at s = e = 0. Its pattern lies inside
     // that of Phi_q (a row that does not depend on q_j has no d/dq_j of its rate), so the
     // same column groups apply.
@@ -134,6 +147,8 @@ class EquationsDae final : public MechanicalDae {
 
   void CalcReactionStiffness(DaeWorkspace& base, double t, ConstVectorRef q, ConstVectorRef lambda,
                              MatrixRef k) const override {
+    MBB_INVARIANT(q.size() == n() && lambda.size() == m() && k.rows() == n() && k.cols() == n(),
+                  "CalcReactionStiffness: q (n), lambda (m), k (n x n)");
     // k_ij = sum_r lambda_r d^2 Phi_r / dq_i dq_j. The pass seeding column groups a (inner)
     // and b (outer) gives, for each row r, d^2 Phi_r / dq_i dq_j with i, j the only columns
     // of groups a and b that row r depends on (jacobian_compression.h), so every
@@ -160,6 +175,8 @@ class EquationsDae final : public MechanicalDae {
   }
 
   void CalcMassMatrix(DaeWorkspace& base, ConstVectorRef q, MatrixRef mass) const override {
+    MBB_INVARIANT(q.size() == n() && mass.rows() == n() && mass.cols() == n(),
+                  "CalcMassMatrix: q (n), mass (n x n)");
     auto& w = Cast(base);
     std::fill(w.mass.begin(), w.mass.end(), 0.0);
     eq_.MassMatrix(q.data(), w.mass.data());
@@ -169,6 +186,8 @@ class EquationsDae final : public MechanicalDae {
 
   void CalcForces(DaeWorkspace& base, double t, ConstVectorRef q, ConstVectorRef v,
                   VectorRef forces) const override {
+    MBB_INVARIANT(q.size() == n() && v.size() == n() && forces.size() == n(),
+                  "CalcForces: q, v, forces (n)");
     auto& w = Cast(base);
     CalcNonPotentialForces(w, t, q, v);
     for (int j = 0; j < n(); ++j) {
@@ -179,6 +198,9 @@ class EquationsDae final : public MechanicalDae {
 
   void CalcForceJacobians(DaeWorkspace& base, double t, ConstVectorRef q, ConstVectorRef v,
                           MatrixRef dq, MatrixRef dv) const override {
+    MBB_INVARIANT(q.size() == n() && v.size() == n() && dq.rows() == n() && dq.cols() == n() &&
+                      dv.rows() == n() && dv.cols() == n(),
+                  "CalcForceJacobians: q, v (n), dq, dv (n x n)");
     auto& w = Cast(base);
     // Conservative part: -Hessian of V.
     for (int j = 0; j < n(); ++j) {
@@ -208,6 +230,8 @@ class EquationsDae final : public MechanicalDae {
 
   void CalcMassTimesAccelerationJacobian(DaeWorkspace& base, ConstVectorRef q, ConstVectorRef a,
                                          MatrixRef out) const override {
+    MBB_INVARIANT(q.size() == n() && a.size() == n() && out.rows() == n() && out.cols() == n(),
+                  "CalcMassTimesAccelerationJacobian: q, a (n), out (n x n)");
     if (Equations::kConstantMass) {
       out.setZero();
       return;
@@ -227,6 +251,7 @@ class EquationsDae final : public MechanicalDae {
 
   double CalcEnergy(DaeWorkspace& base, double t, ConstVectorRef q,
                     ConstVectorRef v) const override {
+    MBB_INVARIANT(q.size() == n() && v.size() == n(), "CalcEnergy: q, v (n)");
     auto& w = Cast(base);
     std::fill(w.mass.begin(), w.mass.end(), 0.0);
     eq_.MassMatrix(q.data(), w.mass.data());
@@ -238,6 +263,7 @@ class EquationsDae final : public MechanicalDae {
 
   double CalcAppliedPower(DaeWorkspace& base, double t, ConstVectorRef q,
                           ConstVectorRef v) const override {
+    MBB_INVARIANT(q.size() == n() && v.size() == n(), "CalcAppliedPower: q, v (n)");
     auto& w = Cast(base);
     std::fill(w.f.begin(), w.f.end(), 0.0);
     eq_.AppliedForces(t, q.data(), v.data(), w.f.data());
@@ -250,7 +276,7 @@ class EquationsDae final : public MechanicalDae {
   int n() const { return num_coordinates(); }
   int m() const { return num_constraints(); }
 
-  static Workspace& Cast(DaeWorkspace& base) { return static_cast<Workspace&>(base); }
+  static Workspace& Cast(DaeWorkspace& base) { return MBB_DOWNCAST(Workspace, base); }
 
   // The structural non-zeros of Phi_q: the union of the dense AD Jacobians at three
   // pseudo-random states (a structural non-zero vanishing at all three has probability 0;

@@ -12,6 +12,7 @@
 #include "methods/common/acceleration_solver.h"
 #include "methods/common/first_order_ode.h"
 #include "methods/qr/qr_projection.h"
+#include "problems/constraint_factorization.h"
 #include "problems/constraint_projection.h"
 #include "problems/problem.h"
 
@@ -66,6 +67,18 @@ TEST_CASE("DAE evaluations, the acceleration solve and projection do not allocat
             dae.CalcForceJacobians(*ws, 0.1, q, v, dq, dv);
             dae.CalcMassTimesAccelerationJacobian(*ws, q, v, k);
             (void)dae.CalcEnergy(*ws, 0.1, q, v);
+          }) == 0);
+
+    ConstraintFactorization factorization(m, n), householder_only(m, n);
+    Vector x(n), b = phi_q * q;
+    CHECK(AllocationsIn([&] {
+            factorization.Compute(phi_q);
+            factorization.FormBases();
+            factorization.SolveMinimumNorm(b, x);
+            factorization.SolveMultipliers(x, lambda);
+            householder_only.Compute(phi_q, m);
+            householder_only.SolveMinimumNorm(b, x);
+            householder_only.SolveMultipliers(x, lambda);
           }) == 0);
 
     AccelerationSolver solver(dae, *ws);

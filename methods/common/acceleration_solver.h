@@ -3,7 +3,8 @@
 //   M a + Phi_q^T lambda = Q,   Phi_q a = gamma_s,
 //   gamma_s = gamma - 2 alpha (Phi_q v + Phi_t) - beta^2 Phi    (Baumgarte, off by default)
 //
-// Phi_q^T P = [Y Z] [R; 0] (column-pivoted QR, numerical rank r). a = Y y + Z z with
+// Phi_q^T P = [Y Z] [R; 0] (the rank-revealing factorisation of
+// problems/constraint_factorization.h, numerical rank r). a = Y y + Z z with
 // R11^T y = (P^T gamma_s)_1 and (Z^T M Z) z = Z^T (Q - M Y y). Redundant constraints
 // (r < m) and a mass matrix singular off the tangent space (the stiff pendulum's
 // M = diag(m, m, 0)) are both handled; lambda is the least-squares multiplier.
@@ -11,6 +12,7 @@
 // unchanged.
 #pragma once
 
+#include "problems/constraint_factorization.h"
 #include "problems/mechanical_dae.h"
 
 namespace mbb {
@@ -28,18 +30,17 @@ class AccelerationSolver {
   /// (the mass matrix is singular on the tangent space).
   bool Solve(double t, ConstVectorRef q, ConstVectorRef v, VectorRef a, VectorRef lambda);
 
-  int last_rank() const { return rank_; }
+  int last_rank() const { return factorization_.rank(); }
 
  private:
   const MechanicalDae& dae_;
   DaeWorkspace& ws_;
   BaumgarteGains gains_;
   int n_, m_;
-  Matrix mass_, phi_q_, phi_q_t_, basis_, z_mass_, reduced_;
-  Eigen::ColPivHouseholderQR<Matrix> qr_;
+  Matrix mass_, phi_q_, z_mass_, reduced_;
+  ConstraintFactorization factorization_;
   Eigen::LLT<Matrix> reduced_llt_;
-  Vector forces_, gamma_, work_m_, y_, rhs_, z_, householder_work_, residual_;
-  int rank_ = 0;
+  Vector forces_, gamma_, work_m_, rhs_, z_, residual_;
   bool constant_mass_ready_ = false;
 };
 

@@ -2,6 +2,7 @@
 #include "methods/newmark/newmark_common.h"
 
 #include "methods/common/acceleration_solver.h"
+#include "problems/format.h"
 
 #include <cmath>
 
@@ -39,15 +40,14 @@ NewmarkParameters NewmarkParameters::FromParameters(const ParameterSet& p,
   out.beta = p.GetDouble("beta", out.beta);
   out.tol = p.GetDouble("tol", out.tol);
   const double iterations = p.GetDouble("max_iterations", out.max_iterations);
-  if (!(out.gamma > 0.0))
-    throw InputError("gamma = " + std::to_string(out.gamma) + ": must be > 0");
+  if (!(out.gamma > 0.0)) throw InputError("gamma = " + FormatNumber(out.gamma) + ": must be > 0");
   if (require_positive_beta ? !(out.beta > 0.0) : !(out.beta >= 0.0))
     throw InputError(
-        "beta = " + std::to_string(out.beta) +
+        "beta = " + FormatNumber(out.beta) +
         (require_positive_beta ? ": must be > 0 (displacement-based scheme)" : ": must be >= 0"));
-  if (!(out.tol > 0.0)) throw InputError("tol = " + std::to_string(out.tol) + ": must be > 0");
+  if (!(out.tol > 0.0)) throw InputError("tol = " + FormatNumber(out.tol) + ": must be > 0");
   if (!(iterations >= 1.0) || iterations != std::floor(iterations))
-    throw InputError("max_iterations = " + std::to_string(iterations) +
+    throw InputError("max_iterations = " + FormatNumber(iterations) +
                      ": must be a positive integer");
   out.max_iterations = static_cast<int>(iterations);
   return out;

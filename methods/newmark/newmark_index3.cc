@@ -31,11 +31,12 @@
 #include "methods/fixed_step_method.h"
 #include "methods/newmark/newmark_common.h"
 #include "methods/newmark/newmark_methods.h"
+#include "problems/invariant.h"
 
 namespace mbb {
 namespace {
 
-struct Index3Workspace : FixedStepWorkspace {
+struct Index3Workspace final : FixedStepWorkspace {
   Index3Workspace(const Problem& p, int n, int m)
       : dae(*p.dae),
         ws(dae.MakeWorkspace()),
@@ -76,7 +77,7 @@ class NewmarkIndex3 final : public FixedStepMethod {
 
   StepStatus Step(FixedStepWorkspace& workspace, double h, FixedStepState& s,
                   WorkCounters& counters) const override {
-    auto& w = static_cast<Index3Workspace&>(workspace);
+    auto& w = MBB_DOWNCAST(Index3Workspace, workspace);
     const int n = static_cast<int>(s.q.size()), m = static_cast<int>(s.lambda.size());
     const double beta = params_.beta, gamma = params_.gamma, t1 = s.t + h;
     const double bh2 = beta * h * h;

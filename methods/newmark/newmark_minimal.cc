@@ -26,6 +26,7 @@
 #include "methods/fixed_step_method.h"
 #include "methods/newmark/newmark_common.h"
 #include "methods/newmark/newmark_methods.h"
+#include "problems/invariant.h"
 
 namespace mbb {
 namespace {
@@ -36,7 +37,7 @@ std::string RequireMinimal(const Problem& problem) {
          std::to_string(problem.m()) + " constraints (try --param form=minimal)";
 }
 
-struct MinimalWorkspace : FixedStepWorkspace {
+struct MinimalWorkspace final : FixedStepWorkspace {
   MinimalWorkspace(const Problem& p, int n)
       : dae(*p.dae),
         ws(dae.MakeWorkspace()),
@@ -113,7 +114,7 @@ class NewmarkMinimal final : public FixedStepMethod {
 
   StepStatus Step(FixedStepWorkspace& workspace, double h, FixedStepState& s,
                   WorkCounters& counters) const override {
-    auto& w = static_cast<MinimalWorkspace&>(workspace);
+    auto& w = MBB_DOWNCAST(MinimalWorkspace, workspace);
     const double beta = params_.beta, gamma = params_.gamma, t1 = s.t + h;
     // Newmark predictors (the a_n parts of the update formulas).
     w.q_pred.noalias() = s.q + h * s.v + (0.5 - beta) * h * h * s.a;
@@ -149,7 +150,7 @@ class NewmarkMinimal final : public FixedStepMethod {
   }
 
   void Finish(FixedStepWorkspace& workspace, std::map<std::string, double>& m) const override {
-    auto& w = static_cast<MinimalWorkspace&>(workspace);
+    auto& w = MBB_DOWNCAST(MinimalWorkspace, workspace);
     ReportStabilityMetrics(w.omega_max, params_.gamma, params_.beta, m);
   }
 
@@ -172,7 +173,7 @@ class CentralDifferenceMinimal final : public FixedStepMethod {
 
   StepStatus Step(FixedStepWorkspace& workspace, double h, FixedStepState& s,
                   WorkCounters& counters) const override {
-    auto& w = static_cast<MinimalWorkspace&>(workspace);
+    auto& w = MBB_DOWNCAST(MinimalWorkspace, workspace);
     s.q.noalias() += h * s.v + (0.5 * h * h) * s.a;  // eqs. (21)-(22)
     w.v_pred.noalias() = s.v + h * s.a;              // only for velocity-dependent forces
     if (!w.SolveAcceleration(s.t + h, s.q, w.v_pred, w.a_new))
@@ -185,7 +186,7 @@ class CentralDifferenceMinimal final : public FixedStepMethod {
   }
 
   void Finish(FixedStepWorkspace& workspace, std::map<std::string, double>& m) const override {
-    auto& w = static_cast<MinimalWorkspace&>(workspace);
+    auto& w = MBB_DOWNCAST(MinimalWorkspace, workspace);
     ReportStabilityMetrics(w.omega_max, 0.5, 0.0, m);  // eq. (18): 2 / omega_max
   }
 };

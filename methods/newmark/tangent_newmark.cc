@@ -38,7 +38,7 @@
 // omega_max over the run is the largest natural frequency of (M_R, K_R) at the converged
 // iterates (section 5), and h_stability_limit_predicted follows from eq. (26).
 //
-// Numerical rank: relative threshold kConstraintRankThreshold (constraint_projection.h),
+// Numerical rank: the rank-revealing factorisation of problems/constraint_factorization.h,
 // capped during a step by the rank on the manifold at the last accepted state (Factor()).
 // Convergence: relative change below `tol`, with a round-off floor that grows with
 // cond(H) near singular positions (Step()).
@@ -58,12 +58,13 @@
 #include "methods/fixed_step_method.h"
 #include "methods/newmark/newmark_common.h"
 #include "methods/newmark/newmark_methods.h"
-#include "problems/constraint_projection.h"
+#include "problems/constraint_factorization.h"
+#include "problems/invariant.h"
 
 namespace mbb {
 namespace {
 
-struct TangentWorkspace : FixedStepWorkspace {
+struct TangentWorkspace final : FixedStepWorkspace {
   TangentWorkspace(const Problem& p, int n, int m)
       : dae(*p.dae),
         ws(dae.MakeWorkspace()),
@@ -76,19 +77,16 @@ struct TangentWorkspace : FixedStepWorkspace {
         reaction(n, n),
         stiffness(n, n),
         h_mat(m, n),
-        h_t(n, m),
         h_dot(m, n),
         h_ddot(m, n),
         dgamma_dq(m, n),
-        qr(n, m),
-        q_full(n, n),
+        factorization(m, n),
         xd_p_mat(n, n),
         xdd_p1_mat(n, n),
         dx(n, n),
         dxd(n, n),
         dxdd(n, n),
         work_nn(n, n),
-        work_mn(m, n),
         forces(n),
         x_p(n),
         range_part(n),
@@ -106,27 +104,24 @@ struct TangentWorkspace : FixedStepWorkspace {
         vec_m2(m),
         vec_n(n),
         q_pert(n),
-        hh_work(n),
         alpha(n),
         alpha_d(n),
         alpha_dd(n),
         alpha_pred(n),
         alpha_d_pred(n),
-        rhs_k(n) {
-    qr.setThreshold(kConstraintRankThreshold);
-  }
+        rhs_k(n) {}
   const MechanicalDae& dae;
   std::unique_ptr<DaeWorkspace> ws;
   int n, m, rank = 0, k = 0;
   int computed_rank = 0;
   int manifold_rank = 0;  // set in Begin and after each accepted step
   Matrix mass, dq, dv, dma, reaction, stiffness;
-  Matrix h_mat, h_t, h_dot, h_ddot, dgamma_dq;
-  Eigen::ColPivHouseholderQR<Matrix> qr;
-  Matrix q_full, xd_p_mat, xdd_p1_mat, dx, dxd, dxdd, work_nn, work_mn;
+  Matrix h_mat, h_dot, h_ddot, dgamma_dq;
+  ConstraintFactorization factorization;  // of H = Phi_q
+  Matrix xd_p_mat, xdd_p1_mat, dx, dxd, dxdd, work_nn;
   Vector forces, x_p, range_part, b_velocity, b_acceleration, residual, x0, v0, a0, x1, v1, a1,
       lambda0;
-  Vector vec_m, vec_m2, vec_n, q_pert, hh_work;
+  Vector vec_m, vec_m2, vec_n, q_pert;
   Vector alpha, alpha_d, alpha_dd, alpha_pred, alpha_d_pred, rhs_k;
   // Rank-dependent (k x k); reallocated only when the rank changes.
   Matrix reduced, reduced_mass, reduced_stiffness;
@@ -135,8 +130,7 @@ struct TangentWorkspace : FixedStepWorkspace {
   double omega_max = 0.0;
   bool omega_valid = true;
 
-  auto null_space() { return q_full.rightCols(k); }  // N_H
-  auto range() { return q_full.leftCols(rank); }     // Q1
+  auto null_space() const { return factorization.null_space_basis(); }  // N_H
 
   // QR of H^T at (t, x0); sets rank, k, Q = [Q1 N_H]. The rank is the numerical rank at
   // x0 (relative threshold kConstraintRankThreshold) but at most manifold_rank, the rank
@@ -145,16 +139,10 @@ struct TangentWorkspace : FixedStepWorkspace {
   // the predictor of a 2e-3 step exceeds the threshold, and inverting it throws the
   // iteration off (the energy grew by 1e4 J).
   void Factor() {
-    if (m == 0) {
-      rank = computed_rank = 0;
-    } else {
-      h_t = h_mat.transpose();
-      qr.compute(h_t);
-      computed_rank = static_cast<int>(qr.rank());
-      rank = std::min(computed_rank, manifold_rank);
-      qr.householderQ().evalTo(q_full, hh_work);
-    }
-    if (m == 0) q_full.setIdentity();
+    factorization.Compute(h_mat, manifold_rank);
+    factorization.FormBases();
+    computed_rank = factorization.computed_rank();
+    rank = factorization.rank();
     if (n - rank != k || !frequency) {
       k = n - rank;
       reduced.resize(k, k);
@@ -166,42 +154,18 @@ struct TangentWorkspace : FixedStepWorkspace {
   }
 
   // Condition estimate of H from the pivoted QR: |R_00| / |R_{r-1,r-1}| (1 if m = 0).
-  double ConditionEstimate() const {
-    if (rank == 0) return 1.0;
-    return std::abs(qr.matrixQR()(0, 0)) / std::abs(qr.matrixQR()(rank - 1, rank - 1));
-  }
+  double ConditionEstimate() const { return factorization.ConditionEstimate(); }
 
   // Minimum-norm solution of H X = B (B: m x c), eq. (33)-(47) particular solutions:
   // H = P R^T Q^T, so X = Q1 R11^-T (P^T B)_{1:r}.
   template <class In, class Out>
   void SolveMinimumNorm(const In& b, Out&& x) {
-    const Eigen::Index c = b.cols();
-    if (rank == 0) {
-      x.setZero();
-      return;
-    }
-    auto tmp = work_mn.leftCols(c);
-    tmp.noalias() = qr.colsPermutation().transpose() * b;
-    qr.matrixQR()
-        .topLeftCorner(rank, rank)
-        .transpose()
-        .template triangularView<Eigen::Lower>()
-        .solveInPlace(tmp.topRows(rank));
-    x.noalias() = range() * tmp.topRows(rank);
+    factorization.SolveMinimumNormColumns(b, x);
   }
 
   // Least-squares multiplier of H^T lambda = b (n): lambda = P [R11^-1 Q1^T b; 0].
   void SolveMultiplier(const Vector& b, Vector& lambda) {
-    if (m == 0) return;
-    vec_m.setZero();
-    if (rank > 0) {
-      vec_m.head(rank).noalias() = range().transpose() * b;
-      qr.matrixQR()
-          .topLeftCorner(rank, rank)
-          .triangularView<Eigen::Upper>()
-          .solveInPlace(vec_m.head(rank));
-    }
-    lambda.noalias() = qr.colsPermutation() * vec_m;
+    factorization.SolveMultipliers(b, lambda);
   }
 };
 
@@ -228,7 +192,7 @@ class TangentNewmark final : public FixedStepMethod {
 
   StepStatus Step(FixedStepWorkspace& workspace, double h, FixedStepState& s,
                   WorkCounters& counters) const override {
-    auto& w = static_cast<TangentWorkspace&>(workspace);
+    auto& w = MBB_DOWNCAST(TangentWorkspace, workspace);
     const double t1 = s.t + h;
     const double eps = std::numeric_limits<double>::epsilon();
     // Starting iterate: Taylor predictor.
@@ -282,7 +246,7 @@ class TangentNewmark final : public FixedStepMethod {
   }
 
   void Finish(FixedStepWorkspace& workspace, std::map<std::string, double>& m) const override {
-    auto& w = static_cast<TangentWorkspace&>(workspace);
+    auto& w = MBB_DOWNCAST(TangentWorkspace, workspace);
     if (w.omega_valid) ReportStabilityMetrics(w.omega_max, params_.gamma, params_.beta, m);
   }
 

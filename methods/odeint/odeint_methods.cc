@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "methods/common/first_order_ode.h"
+#include "methods/common/run_loop.h"
 #include "methods/odeint/odeint_methods.h"
 
 namespace mbb {
@@ -33,88 +34,88 @@ class OdeintMethod final : public Method {
     State y(ode.size());
     Eigen::Map<Vector>(y.data(), problem.n()) = problem.q0;
     Eigen::Map<Vector>(y.data() + problem.n(), problem.n()) = problem.v0;
+    // The shared protocol (run_loop.h): stop times, non-finite state, observer stop,
+    // max_steps; odeint only takes the steps.
+    LibraryRunLoop loop(settings, observer);
     Vector q(problem.n()), v(problem.n());
-    RunOutcome outcome;
-    auto report = [&](double t) {
+    auto sample = [&](double t) -> StepSample {
       q = Eigen::Map<const Vector>(y.data(), problem.n());
       v = Eigen::Map<const Vector>(y.data() + problem.n(), problem.n());
-      observer.OnStep({t, q, v, nullptr, nullptr});
+      return {t, q, v, nullptr, nullptr};
     };
-    auto fail = [&](RunStatus status, const std::string& why, double t) {
-      outcome.status = status;
-      outcome.message = why + " at t = " + std::to_string(t);
-      outcome.counters.rhs_evals = ode.rhs_evals();
-      return outcome;
-    };
-    report(settings.t0);
-
+    loop.ReportStart(sample(settings.t0));
     const bool fixed = scheme_ == Scheme::kRk4 || settings.h > 0.0;
-    double t = settings.t0;
-    if (fixed) {
-      const double h = settings.h > 0.0 ? settings.h : problem.h_default;
-      const long steps = static_cast<long>(std::ceil((settings.t_end - settings.t0) / h - 1e-9));
-      odeint::runge_kutta4<State> rk4;
-      odeint::runge_kutta_dopri5<State> dopri5;
-      for (long k = 1; k <= steps; ++k) {
-        if (scheme_ == Scheme::kRk4)
-          rk4.do_step(system, y, t, h);
-        else
-          dopri5.do_step(system, y, t, h);
-        t = settings.t0 + static_cast<double>(k) * h;
-        ++outcome.counters.steps;
-        if (!rhs_ok) return fail(RunStatus::kFailed, "singular reduced mass matrix", t);
-        if (!ode.Project(t, y.data()))
-          return fail(RunStatus::kFailed, "position projection did not converge", t);
-        if (!std::all_of(y.begin(), y.end(), [](double x) { return std::isfinite(x); }))
-          return fail(RunStatus::kUnstable, "non-finite state", t);
-        report(t);
-        if (observer.StopRequested()) return fail(RunStatus::kUnstable, observer.StopReason(), t);
-      }
-    } else {
-      auto stepper = odeint::make_controlled(settings.atol, settings.rtol,
-                                             odeint::runge_kutta_dopri5<State>());
-      State dydt(ode.size());
-      system(y, dydt, t);
-      double dt = 1e-3 * (settings.t_end - settings.t0);
-      size_t next_stop = 0;
-      while (t < settings.t_end) {
-        while (next_stop < settings.stop_times.size() && settings.stop_times[next_stop] <= t)
-          ++next_stop;
-        const double target = next_stop < settings.stop_times.size()
-                                  ? settings.stop_times[next_stop]
-                                  : settings.t_end;
-        const bool clamped = t + dt >= target;
-        double trial = clamped ? target - t : dt;
-        const auto result = stepper.try_step(system, y, dydt, t, trial);
-        if (!rhs_ok) return fail(RunStatus::kFailed, "singular reduced mass matrix", t);
-        if (result == odeint::fail) {
-          ++outcome.counters.rejected_steps;
-          dt = trial;
-          if (dt < 1e-14 * (std::abs(t) + 1.0))
-            return fail(RunStatus::kFailed, "step size underflow", t);
-          continue;
-        }
-        if (clamped) t = target;                 // land exactly on the stop time
-        if (!clamped || trial > dt) dt = trial;  // keep the controller's proposal
-        ++outcome.counters.steps;
-        if (ode.projection_enabled()) {
-          if (!ode.Project(t, y.data()))
-            return fail(RunStatus::kFailed, "position projection did not converge", t);
-          system(y, dydt, t);  // the FSAL derivative is stale after projection
-        }
-        if (!std::all_of(y.begin(), y.end(), [](double x) { return std::isfinite(x); }))
-          return fail(RunStatus::kUnstable, "non-finite state", t);
-        report(t);
-        if (observer.StopRequested()) return fail(RunStatus::kUnstable, observer.StopReason(), t);
-        if (outcome.counters.steps >= settings.max_steps)
-          return fail(RunStatus::kFailed, "max_steps reached", t);
-      }
-    }
+    RunOutcome outcome;
+    if (fixed)
+      RunFixed(problem, settings, system, rhs_ok, ode, y, sample, loop, outcome.counters);
+    else
+      RunAdaptive(settings, system, rhs_ok, ode, y, sample, loop, outcome.counters);
+    loop.Finish(outcome);
     outcome.counters.rhs_evals = ode.rhs_evals();
     return outcome;
   }
 
  private:
+  // Fixed steps h (the problem's h_default unless --set h), as FixedStepMethod takes them.
+  template <class System, class Sample>
+  void RunFixed(const Problem& problem, const RunSettings& settings, System& system,
+                const bool& rhs_ok, FirstOrderOde& ode, State& y, Sample& sample,
+                LibraryRunLoop& loop, WorkCounters& counters) const {
+    const double h = settings.h > 0.0 ? settings.h : problem.h_default;
+    if (!loop.CheckFixedStepCount(h)) return;
+    const long steps = loop.FixedStepCount(h);
+    odeint::runge_kutta4<State> rk4;
+    odeint::runge_kutta_dopri5<State> dopri5;
+    double t = settings.t0;
+    for (long k = 1; k <= steps; ++k) {
+      if (scheme_ == Scheme::kRk4)
+        rk4.do_step(system, y, t, h);
+      else
+        dopri5.do_step(system, y, t, h);
+      t = settings.t0 + static_cast<double>(k) * h;  // no accumulated rounding
+      ++counters.steps;
+      if (!rhs_ok) return loop.FailStep(t, "singular reduced mass matrix");
+      if (!ode.Project(t, y.data()))
+        return loop.FailStep(t, "position projection did not converge");
+      if (!loop.AcceptStep(sample(t))) return;
+    }
+  }
+
+  // Dormand-Prince 5(4) with odeint's error control, landing on every stop time and t_end.
+  template <class System, class Sample>
+  void RunAdaptive(const RunSettings& settings, System& system, const bool& rhs_ok,
+                   FirstOrderOde& ode, State& y, Sample& sample, LibraryRunLoop& loop,
+                   WorkCounters& counters) const {
+    auto stepper =
+        odeint::make_controlled(settings.atol, settings.rtol, odeint::runge_kutta_dopri5<State>());
+    State dydt(ode.size());
+    double t = settings.t0;
+    system(y, dydt, t);
+    double dt = 1e-3 * (settings.t_end - settings.t0);
+    while (loop.Continues(t)) {
+      const double target = loop.NextTarget(t);
+      const bool clamped = t + dt >= target;
+      double trial = clamped ? target - t : dt;
+      const auto result = stepper.try_step(system, y, dydt, t, trial);
+      if (!rhs_ok) return loop.FailStep(t, "singular reduced mass matrix");
+      if (result == odeint::fail) {
+        ++counters.rejected_steps;
+        dt = trial;
+        if (dt < 1e-14 * (std::abs(t) + 1.0)) return loop.FailStep(t, "step size underflow");
+        continue;
+      }
+      if (clamped) t = target;                 // land exactly on the stop time
+      if (!clamped || trial > dt) dt = trial;  // keep the controller's proposal
+      ++counters.steps;
+      if (ode.projection_enabled()) {
+        if (!ode.Project(t, y.data()))
+          return loop.FailStep(t, "position projection did not converge");
+        system(y, dydt, t);  // the FSAL derivative is stale after projection
+      }
+      if (!loop.AcceptStep(sample(t))) return;
+    }
+  }
+
   Scheme scheme_;
   OdeFormOptions options_;
 };

@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <limits>
 
+#include "problems/invariant.h"
+
 namespace mbb {
 namespace {
 
@@ -457,7 +459,7 @@ double ErrorNorm(const QrWorkspace& w, double h, const Vector& x) {
   return std::sqrt(sum / static_cast<double>(w.n + w.d));
 }
 
-QrWorkspace& Cast(FixedStepWorkspace& w) { return static_cast<QrWorkspace&>(w); }
+QrWorkspace& Cast(FixedStepWorkspace& w) { return MBB_DOWNCAST(QrWorkspace, w); }
 
 // The per-step series of ExtraSeriesNames: q, q', Q2 (column-major).
 void FillExtra(const QrWorkspace& w, Vector& extra) {

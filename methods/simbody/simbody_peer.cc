@@ -18,6 +18,8 @@
 #include <cmath>
 #include <functional>
 
+#include "methods/common/run_loop.h"
+
 namespace mbb {
 namespace {
 
@@ -206,34 +208,22 @@ class SimbodyMethod final : public Method {
       integ->setAllowInterpolation(false);  // land exactly on report times
       integ->initialize(state);
 
+      // The shared protocol (run_loop.h): stop times, non-finite state, observer stop,
+      // max_steps.
+      LibraryRunLoop loop(settings, observer);
       Vector q(problem.n()), v(problem.n());
-      auto report = [&] {
+      auto sample = [&]() -> StepSample {
         const SimTK::State& s = integ->getState();
         model->to_problem(s, q, v);
-        observer.OnStep({s.getTime(), q, v, nullptr, nullptr});
+        return {s.getTime(), q, v, nullptr, nullptr};
       };
-      report();
-      size_t next_stop = 0;
-      while (integ->getTime() < settings.t_end) {
-        const double t = integ->getTime();
-        while (next_stop < settings.stop_times.size() && settings.stop_times[next_stop] <= t)
-          ++next_stop;
-        const double target = next_stop < settings.stop_times.size()
-                                  ? settings.stop_times[next_stop]
-                                  : settings.t_end;
-        integ->stepTo(target);
-        report();
-        if (observer.StopRequested()) {
-          outcome.status = RunStatus::kUnstable;
-          outcome.message = observer.StopReason();
-          break;
-        }
-        if (integ->getNumStepsTaken() > settings.max_steps) {
-          outcome.status = RunStatus::kFailed;
-          outcome.message = "max_steps reached";
-          break;
-        }
+      loop.ReportStart(sample());
+      if (settings.h > 0.0) loop.CheckFixedStepCount(settings.h);
+      while (loop.Continues(integ->getTime())) {
+        integ->stepTo(loop.NextTarget(integ->getTime()));
+        if (!loop.AcceptStep(sample())) break;
       }
+      loop.Finish(outcome);
       outcome.counters.steps = integ->getNumStepsTaken();
       outcome.counters.rejected_steps = integ->getNumErrorTestFailures();
       outcome.counters.rhs_evals = integ->getNumRealizations();

@@ -16,6 +16,7 @@
 #include <cmath>
 
 #include "methods/common/first_order_ode.h"
+#include "methods/common/run_loop.h"
 #include "methods/sundials/sundials_methods.h"
 #include "methods/sundials/sundials_support.h"
 
@@ -57,12 +58,11 @@ class ArkodeMethod final : public Method {
       if (ls) SUNLinSolFree(ls);
       if (jac) SUNMatDestroy(jac);
     };
+    std::string error;  // the last failed call and SUNDIALS' message
     auto check = [&](int flag, const char* call) {
       if (flag >= 0) return true;
-      outcome.status = RunStatus::kFailed;
-      outcome.message =
-          std::string(call) + " failed: " +
-          (sink.last_message.empty() ? ARKStepGetReturnFlagName(flag) : sink.last_message);
+      error = std::string(call) + " failed: " +
+              (sink.last_message.empty() ? ARKStepGetReturnFlagName(flag) : sink.last_message);
       return false;
     };
     bool ok =
@@ -80,49 +80,44 @@ class ArkodeMethod final : public Method {
     }
     if (!ok) {
       cleanup();
+      outcome.status = RunStatus::kFailed;
+      outcome.message = error;
       return outcome;
     }
 
+    // The shared protocol (run_loop.h): stop times, non-finite state, observer stop,
+    // max_steps. With a fixed step ARKODE takes the steps as given and ignores stop times,
+    // as the suite's fixed-step methods do.
+    LibraryRunLoop loop(settings, observer);
     Vector q(n), v(n);
-    auto report = [&](double t) {
+    auto sample = [&](double t) -> StepSample {
       q = yv.head(n);
       v = yv.tail(n);
-      observer.OnStep({t, q, v, nullptr, nullptr});
+      return {t, q, v, nullptr, nullptr};
     };
-    report(settings.t0);
+    loop.ReportStart(sample(settings.t0));
+    if (settings.h > 0.0) loop.CheckFixedStepCount(settings.h);
     double t = settings.t0;
-    size_t next_stop = 0;
-    while (t < settings.t_end) {
-      while (next_stop < settings.stop_times.size() && settings.stop_times[next_stop] <= t)
-        ++next_stop;
-      const double target =
-          next_stop < settings.stop_times.size() ? settings.stop_times[next_stop] : settings.t_end;
-      if (settings.h <= 0.0 && !check(ARKStepSetStopTime(mem, target), "ARKStepSetStopTime")) break;
-      const int flag = ARKStepEvolve(mem, target, y, &t, ARK_ONE_STEP);
-      if (!check(flag, "ARKStepEvolve")) {
-        outcome.message += " (t = " + std::to_string(t) + ")";
+    while (loop.Continues(t)) {
+      const double target = loop.NextTarget(t);
+      if ((settings.h <= 0.0 && !check(ARKStepSetStopTime(mem, target), "ARKStepSetStopTime")) ||
+          !check(ARKStepEvolve(mem, target, y, &t, ARK_ONE_STEP), "ARKStepEvolve")) {
+        loop.FailStep(t, error);
         break;
       }
       if (ode.projection_enabled()) {
         if (!ode.Project(t, y.data())) {
-          outcome.status = RunStatus::kFailed;
-          outcome.message = "position projection did not converge at t = " + std::to_string(t);
+          loop.FailStep(t, "position projection did not converge");
           break;
         }
-        if (!check(ARKStepReset(mem, t, y), "ARKStepReset")) break;
+        if (!check(ARKStepReset(mem, t, y), "ARKStepReset")) {
+          loop.FailStep(t, error);
+          break;
+        }
       }
-      if (!yv.allFinite()) {
-        outcome.status = RunStatus::kUnstable;
-        outcome.message = "non-finite state at t = " + std::to_string(t);
-        break;
-      }
-      report(t);
-      if (observer.StopRequested()) {
-        outcome.status = RunStatus::kUnstable;
-        outcome.message = observer.StopReason();
-        break;
-      }
+      if (!loop.AcceptStep(sample(t))) break;
     }
+    loop.Finish(outcome);
     long steps = 0, nfe = 0, nfi = 0, err_fails = 0;
     ARKStepGetNumSteps(mem, &steps);
     ARKStepGetNumRhsEvals(mem, &nfe, &nfi);

@@ -16,6 +16,7 @@
 #include <cmath>
 
 #include "methods/common/acceleration_solver.h"
+#include "methods/common/run_loop.h"
 #include "methods/sundials/sundials_methods.h"
 #include "methods/sundials/sundials_support.h"
 
@@ -155,12 +156,11 @@ class IdaMethod final : public Method {
       SUNLinSolFree(ls);
       SUNMatDestroy(jac);
     };
+    std::string error;  // the last failed call and SUNDIALS' message
     auto check = [&](int flag, const char* call) {
       if (flag >= 0) return true;
-      outcome.status = RunStatus::kFailed;
-      outcome.message =
-          std::string(call) + " failed: " +
-          (sink.last_message.empty() ? IDAGetReturnFlagName(flag) : sink.last_message);
+      error = std::string(call) + " failed: " +
+              (sink.last_message.empty() ? IDAGetReturnFlagName(flag) : sink.last_message);
       return false;
     };
     bool ok =
@@ -178,38 +178,34 @@ class IdaMethod final : public Method {
         check(IDASetMinStep(mem, 1e-12 * (settings.t_end - settings.t0)), "IDASetMinStep");
     if (!ok) {
       cleanup();
+      outcome.status = RunStatus::kFailed;
+      outcome.message = error;
       return outcome;
     }
 
+    // The shared protocol (run_loop.h): stop times, non-finite state, observer stop,
+    // max_steps.
+    LibraryRunLoop loop(settings, observer);
     Vector q(n), v(n), a(n), lambda(m);
-    auto report = [&](double t) {
+    auto sample = [&](double t) -> StepSample {
       q = yv.head(n);
       v = yv.segment(n, n);
       a = ypv.segment(n, n);
       lambda = yv.segment(2 * n, m);
-      observer.OnStep({t, q, v, &a, &lambda});
+      return {t, q, v, &a, &lambda};
     };
-    report(settings.t0);
+    loop.ReportStart(sample(settings.t0));
     double t = settings.t0;
-    size_t next_stop = 0;
-    while (t < settings.t_end) {
-      while (next_stop < settings.stop_times.size() && settings.stop_times[next_stop] <= t)
-        ++next_stop;
-      const double target =
-          next_stop < settings.stop_times.size() ? settings.stop_times[next_stop] : settings.t_end;
-      if (!check(IDASetStopTime(mem, target), "IDASetStopTime")) break;
-      const int flag = IDASolve(mem, target, &t, y, yp, IDA_ONE_STEP);
-      if (!check(flag, "IDASolve")) {
-        outcome.message += " (t = " + std::to_string(t) + ")";
+    while (loop.Continues(t)) {
+      const double target = loop.NextTarget(t);
+      if (!check(IDASetStopTime(mem, target), "IDASetStopTime") ||
+          !check(IDASolve(mem, target, &t, y, yp, IDA_ONE_STEP), "IDASolve")) {
+        loop.FailStep(t, error);
         break;
       }
-      report(t);
-      if (observer.StopRequested()) {
-        outcome.status = RunStatus::kUnstable;
-        outcome.message = observer.StopReason();
-        break;
-      }
+      if (!loop.AcceptStep(sample(t))) break;
     }
+    loop.Finish(outcome);
     long steps = 0, res = 0, jac_evals = 0, newton = 0, setups = 0, err_fails = 0;
     IDAGetNumSteps(mem, &steps);
     IDAGetNumResEvals(mem, &res);

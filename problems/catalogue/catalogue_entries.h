@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "problems/format.h"
 #include "problems/problem.h"
 
 namespace mbb {
@@ -35,13 +36,13 @@ ModelDescription FourBarChainModel(int windows, const ParameterSet& p);
 /// Throws InputError unless `value` > 0 (parameters are finite by validation).
 inline void RequirePositive(double value, const std::string& key) {
   if (!(value > 0.0))
-    throw InputError("parameter '" + key + "' = " + std::to_string(value) + ": must be > 0");
+    throw InputError("parameter '" + key + "' = " + FormatNumber(value) + ": must be > 0");
 }
 
 /// Throws InputError unless `value` >= 0.
 inline void RequireNonNegative(double value, const std::string& key) {
   if (!(value >= 0.0))
-    throw InputError("parameter '" + key + "' = " + std::to_string(value) + ": must be >= 0");
+    throw InputError("parameter '" + key + "' = " + FormatNumber(value) + ": must be >= 0");
 }
 
 }  // namespace mbb

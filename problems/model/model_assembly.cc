@@ -1,19 +1,14 @@
 #include "problems/model/model_assembly.h"
 
-#include <cstdio>
-
 #include "problems/consistent_initial_conditions.h"
-#include "problems/constraint_projection.h"
+#include "problems/constraint_factorization.h"
+#include "problems/format.h"
 #include "problems/parameters.h"
 
 namespace mbb {
 namespace {
 
-std::string Format(double x) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.3g", x);
-  return buffer;
-}
+std::string Format(double x) { return FormatNumber(x, 3); }
 
 // Largest |entry| and its index.
 double MaxAbs(const Vector& x, int* index) {
@@ -197,9 +192,9 @@ AssemblyReport AssembleInitialState(const ModelDescription& model,
                        Format(report.velocity_residual_after) +
                        "; largest change of a stated velocity " + Format(stated_v_change) + ")");
   }
-  Eigen::ColPivHouseholderQR<Matrix> qr(phi_q.transpose());
-  qr.setThreshold(kConstraintRankThreshold);
-  report.rank = static_cast<int>(qr.rank());
+  ConstraintFactorization factorization(m, n);
+  factorization.Compute(phi_q);
+  report.rank = factorization.rank();
   return report;
 }
 

@@ -1,0 +1,112 @@
+// The one rank-revealing factorisation of the constraint Jacobian Phi_q (m x n) the suite's
+// general methods share: a column-pivoted Householder QR of Phi_q^T,
+//
+//   Phi_q^T P = Q R = [Y Z] [R11 R12; 0 0],   R11 (r x r) upper triangular,          (1)
+//
+// with r the numerical rank (pivots below kConstraintRankThreshold times the largest count
+// as zero: constraint_projection.h says why that threshold). From (1):
+//   - range basis Y (n x r): orthonormal, spans the rows of Phi_q;
+//   - null-space basis Z (n x (n - r)): orthonormal, Phi_q Z = 0 (the tangent space);
+//   - minimum-norm solution of Phi_q x = b: x = Y R11^-T (P^T b)_{1:r}; the rows beyond the
+//     rank are dropped, which is the least-squares answer when redundant rows are
+//     consistent (Bricard);
+//   - least-squares multipliers of Phi_q^T lambda = c: lambda = P [R11^-1 Y^T c; 0].
+// Users: the index-1 acceleration solve (methods/common/acceleration_solver.h), the
+// projection onto the constraint manifold (constraint_projection.h), the tangent-space
+// Newmark method, the reported constraint rank of a run and of an assembled model. The
+// continued / traditional QR of paper 000 (methods/qr/) is a method of its own and keeps
+// its own QR.
+//
+// All storage is allocated at construction; Compute, FormBases and the solves do not
+// allocate.
+#pragma once
+
+#include <climits>
+
+#include "problems/invariant.h"
+#include "problems/mechanical_dae.h"
+
+namespace mbb {
+
+/// Relative threshold of the numerical rank of Phi_q (pivots <= this times the largest
+/// count as zero). Eigen's default (about n eps) is too tight for redundant constraints:
+/// off the manifold by a drift delta, Bricard's Phi_q has a singular value ~delta
+/// (9e-11 for delta = 1e-9), which the default counts as independent and so the
+/// redundant row is inverted. 1e-9 is far above a step's drift and far below the smallest
+/// physical singular value of the catalogue's Jacobians (0.3 for Bricard).
+inline constexpr double kConstraintRankThreshold = 1e-9;
+
+class ConstraintFactorization {
+ public:
+  /// For Jacobians of m constraints in n coordinates.
+  ConstraintFactorization(int m, int n);
+
+  /// Factors phi_q (m x n) by (1). The rank is the numerical rank, but at most max_rank
+  /// (a caller that knows the rank on the manifold caps it off the manifold).
+  void Compute(const Eigen::Ref<const Matrix>& phi_q, int max_rank = INT_MAX);
+  /// Forms [Y Z] explicitly (n x n); needed by range_basis() and null_space_basis(). The
+  /// solves then use it (one product) instead of applying the Householder reflections.
+  void FormBases();
+
+  int rank() const { return rank_; }                    // r, after the cap
+  int computed_rank() const { return computed_rank_; }  // numerical rank before the cap
+  /// Y (n x r), after FormBases().
+  auto range_basis() const {
+    MBB_INVARIANT(bases_formed_, "range_basis() before FormBases()");
+    return basis_.leftCols(rank_);
+  }
+  /// Z (n x (n - r)), Phi_q Z = 0, after FormBases().
+  auto null_space_basis() const {
+    MBB_INVARIANT(bases_formed_, "null_space_basis() before FormBases()");
+    return basis_.rightCols(n_ - rank_);
+  }
+  /// |R_00| / |R_{r-1,r-1}|: a cheap condition estimate of Phi_q (1 when r = 0).
+  double ConditionEstimate() const;
+
+  /// Minimum-norm x (n) with Phi_q x = b (m).
+  void SolveMinimumNorm(ConstVectorRef b, VectorRef x);
+  /// The same for c right-hand sides at once: b (m x c) -> x (n x c; a plain matrix is
+  /// resized), c <= n; needs FormBases().
+  template <class In, class Out>
+  void SolveMinimumNormColumns(const In& b, Out&& x);
+  /// Least-squares lambda (m) of Phi_q^T lambda = c (n); zero beyond the rank.
+  void SolveMultipliers(ConstVectorRef c, VectorRef lambda);
+
+ private:
+  // R11^T y = y, in place on the first r entries / rows.
+  template <class Block>
+  void SolveR11Transposed(Block&& y) const {
+    qr_.matrixQR()
+        .topLeftCorner(rank_, rank_)
+        .transpose()
+        .template triangularView<Eigen::Lower>()
+        .solveInPlace(y.topRows(rank_));
+  }
+
+  int m_, n_;
+  Matrix phi_q_t_;
+  Eigen::ColPivHouseholderQR<Matrix> qr_;
+  Matrix basis_;  // [Y Z] once FormBases() ran
+  Matrix work_mc_;
+  Vector y_, x_, householder_work_;
+  int rank_ = 0, computed_rank_ = 0;
+  bool bases_formed_ = false;
+};
+
+template <class In, class Out>
+void ConstraintFactorization::SolveMinimumNormColumns(const In& b, Out&& x) {
+  MBB_INVARIANT(bases_formed_, "SolveMinimumNormColumns() before FormBases()");
+  const Eigen::Index c = b.cols();
+  MBB_INVARIANT(b.rows() == m_ && c <= work_mc_.cols(),
+                "SolveMinimumNormColumns: b (m x c), c <= n");
+  if (rank_ == 0) {
+    x.setZero();
+    return;
+  }
+  auto y = work_mc_.leftCols(c);
+  y.noalias() = qr_.colsPermutation().transpose() * b;  // (P^T b)
+  SolveR11Transposed(y);
+  x.noalias() = range_basis() * y.topRows(rank_);
+}
+
+}  // namespace mbb

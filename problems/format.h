@@ -1,0 +1,15 @@
+// The one number formatter of the suite's messages (errors, run messages, warnings): a
+// double in %g style with `significant` digits and a short exponent, so that 1e-8 reads
+// "1e-8" and 0.001 reads "0.001" (std::to_string printed both as "0.000000" / "0.001000").
+// Integers keep std::to_string.
+#pragma once
+
+#include <string>
+
+namespace mbb {
+
+/// x with `significant` significant digits (%g: fixed or exponent form, whichever is
+/// shorter; no trailing zeros), the exponent without '+' or leading zeros ("2.5e-7", "1e12").
+std::string FormatNumber(double x, int significant = 6);
+
+}  // namespace mbb
