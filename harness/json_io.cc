@@ -107,7 +107,23 @@ json MetricsJson(const RunRecord& r) {
                   {"position_max_abs", Number(m.error->position_max_abs)},
                   {"position_max_rel", Number(m.error->position_max_rel)},
                   {"scd", Number(m.error->scd)},
-                  {"compared_samples", m.error->compared_samples}};
+                  {"compared_samples", m.error->compared_samples},
+                  {"output_max_abs", Optional(m.error->output_max_abs)},
+                  {"output_max_rel", Optional(m.error->output_max_rel)},
+                  {"output_scd", Optional(m.error->output_scd)},
+                  {"outputs_compared", m.error->outputs_compared}};
+  }
+  if (m.momentum) {
+    auto triple = [](const std::array<double, 3>& x) {
+      return json::array({Number(x[0]), Number(x[1]), Number(x[2])});
+    };
+    const MomentumMetrics& p = *m.momentum;
+    j["momentum"] = {{"linear_initial", triple(p.linear_initial)},
+                     {"linear_max_abs_drift", triple(p.linear_max_abs_drift)},
+                     {"angular_initial", triple(p.angular_initial)},
+                     {"angular_max_abs_drift", triple(p.angular_max_abs_drift)},
+                     {"conserved_components", p.conserved_components},
+                     {"conserved_max_abs_drift", Optional(p.conserved_max_abs_drift)}};
   }
   j["multiplier_max"] = Optional(m.multiplier_max);
   if (m.revolution_period) j["revolution_period_s"] = Number(*m.revolution_period);
@@ -263,6 +279,19 @@ std::optional<Reference> ReadReferenceFile(const std::string& path, const Proble
       }
       if (ref.positions.size() != ref.times.size())
         throw InputError(path + ": times and positions differ in length");
+      // Velocities: optional (files made before they were stored have none; the outputs
+      // that depend on v are then not compared).
+      if (e.contains("velocities")) {
+        for (const auto& v : e.at("velocities")) {
+          const auto values = v.get<std::vector<double>>();
+          if (static_cast<int>(values.size()) != problem.n())
+            throw InputError(path + ": velocities of the wrong size for " + problem.id);
+          ref.velocities.push_back(Eigen::Map<const Vector>(values.data(), problem.n()));
+        }
+        if (ref.velocities.size() != ref.times.size())
+          throw InputError(path + ": times and velocities differ in length");
+      }
+      AttachOutputs(problem, ref);
       return ref;
     }
   } catch (const json::exception& e) {
@@ -282,6 +311,9 @@ void WriteReferenceEntry(const std::string& path, const TabulatedReference& entr
   json positions = json::array();
   for (const auto& q : r.positions)
     positions.push_back(std::vector<double>(q.data(), q.data() + q.size()));
+  json velocities = json::array();
+  for (const auto& v : r.velocities)
+    velocities.push_back(std::vector<double>(v.data(), v.data() + v.size()));
   json e = {{"id", r.id},
             {"parameters", entry.parameters},
             {"provenance", r.provenance},
@@ -291,6 +323,7 @@ void WriteReferenceEntry(const std::string& path, const TabulatedReference& entr
             {"commit", CurrentContext().git_commit},
             {"times", r.times},
             {"positions", positions}};
+  if (!r.velocities.empty()) e["velocities"] = velocities;
   json kept = json::array();
   for (const auto& old : j["references"])
     if (old.at("parameters") != e["parameters"]) kept.push_back(old);

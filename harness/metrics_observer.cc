@@ -20,6 +20,10 @@ MetricsObserver::MetricsObserver(const Problem& problem, const Reference* refere
       outputs_(problem.output_names.size()),
       ref_q_(problem.n()),
       interp_q_(problem.n()),
+      interp_v_(problem.n()),
+      ref_v_(Vector::Zero(problem.n())),
+      run_out_(problem.output_names.size()),
+      ref_out_(problem.output_names.size()),
       phi_q_(problem.m(), problem.n()),
       q_prev_(problem.n()),
       v_prev_(problem.n()),
@@ -38,6 +42,18 @@ MetricsObserver::MetricsObserver(const Problem& problem, const Reference* refere
   for (size_t i = 0; i < problem.output_names.size(); ++i)
     if (problem.output_names[i] == problem.revolution_output)
       revolution_index_ = static_cast<int>(i);
+  compare_outputs_ = reference_ && problem.calc_outputs && reference_->provides_any_output();
+  // Momenta: tracked when the DAE reports them (the first call decides; it allocates nothing
+  // per step, the buffers are fixed-size).
+  has_momenta_ = problem.dae->CalcMomenta(*ws_, problem.q0, problem.v0, linear_, angular_);
+  for (const std::string& name : problem.conserved_momentum) {
+    const int index = MomentumComponentIndex(name);
+    if (index < 0)
+      throw InputError("problem " + problem.id + ": conserved_momentum '" + name +
+                       "' is not one of linear_x, linear_y, linear_z, angular_x, angular_y, "
+                       "angular_z");
+    conserved_components_.push_back(index);
+  }
 }
 
 void MetricsObserver::OnStep(const StepSample& s) {
@@ -108,6 +124,7 @@ void MetricsObserver::OnStep(const StepSample& s) {
   }
   max_q_deviation_ = std::max(max_q_deviation_, (s.q - problem_.q0).lpNorm<Eigen::Infinity>());
   max_velocity_ = std::max(max_velocity_, s.v.lpNorm<Eigen::Infinity>());
+  if (has_momenta_ && dae.CalcMomenta(*ws_, s.q, s.v, linear_, angular_)) TrackMomenta();
 
   // Outputs every step when something follows them along the run: the series, the
   // revolution timer, or the unwrapping of periodic (angle) outputs.
@@ -153,44 +170,99 @@ void MetricsObserver::OnStep(const StepSample& s) {
   ++metrics_.samples;
 }
 
-void MetricsObserver::InterpolatePosition(double t, const StepSample& cur, Vector& q) const {
-  // q_prev_/t_last_ hold the sample before `cur` while OnStep runs.
+void MetricsObserver::InterpolateState(double t, const StepSample& cur, Vector& q,
+                                       Vector& v) const {
+  // q_last_/t_last_ hold the sample before `cur` while OnStep runs.
   const double t0 = t_last_, h = cur.t - t_last_;
   if (h <= 0.0) {
     q = cur.q;
+    v = cur.v;
     return;
   }
   const double s = (t - t0) / h;
   const double h00 = (1 + 2 * s) * (1 - s) * (1 - s), h10 = s * (1 - s) * (1 - s);
   const double h01 = s * s * (3 - 2 * s), h11 = s * s * (s - 1);
   q = h00 * q_last_ + h10 * h * v_last_ + h01 * cur.q + h11 * h * cur.v;
+  // d/dt of the same cubic: O(h^3) where q is O(h^4).
+  const double d00 = 6 * s * (s - 1), d10 = (1 - s) * (1 - 3 * s);
+  const double d01 = -d00, d11 = s * (3 * s - 2);
+  v = (d00 / h) * q_last_ + d10 * v_last_ + (d01 / h) * cur.q + d11 * cur.v;
+}
+
+void MetricsObserver::Accumulate(double t, const Vector& q, const Vector& v, const Vector& q_ref,
+                                 const Vector* out_ref) {
+  max_err_ = std::max(max_err_, (q - q_ref).lpNorm<Eigen::Infinity>());
+  ref_scale_ = std::max(ref_scale_, q_ref.lpNorm<Eigen::Infinity>());
+  ++compared_;
+  if (!compare_outputs_ || !out_ref) return;
+  problem_.calc_outputs(t, q, v, run_out_);
+  AccumulateOutputs(*out_ref);
+}
+
+// Output error over the outputs the reference provides; a periodic output (an angle the
+// run unwraps) is compared modulo its period, as the reference holds it on any branch.
+void MetricsObserver::AccumulateOutputs(const Vector& out_ref) {
+  const auto& periods = problem_.output_periods;
+  for (Eigen::Index k = 0; k < out_ref.size(); ++k) {
+    if (!reference_->output_provided[k]) continue;
+    double d = run_out_[k] - out_ref[k];
+    const double period = static_cast<size_t>(k) < periods.size() ? periods[k] : 0.0;
+    if (period > 0.0) d -= period * std::round(d / period);
+    max_output_err_ = std::isfinite(d) ? std::max(max_output_err_, std::abs(d))
+                                       : std::numeric_limits<double>::infinity();  // a diverged run
+    output_scale_ = std::max(output_scale_, std::abs(out_ref[k]));
+  }
 }
 
 void MetricsObserver::CompareWithReference(const StepSample& s) {
-  auto accumulate = [&](const Vector& q, const Vector& ref) {
-    max_err_ = std::max(max_err_, (q - ref).lpNorm<Eigen::Infinity>());
-    ref_scale_ = std::max(ref_scale_, ref.lpNorm<Eigen::Infinity>());
-    ++compared_;
-  };
   // The last step of a fixed-step run can land a rounding above t_max (3000 * 1e-5 >
   // 0.03): same 1e-12 relative slack as the sample matching below.
   if (s.t > reference_->t_max + 1e-12 * (1.0 + std::abs(reference_->t_max))) return;
   if (reference_->evaluate) {
     reference_->evaluate(s.t, ref_q_);
-    accumulate(s.q, ref_q_);
+    if (compare_outputs_) {
+      // Without reference velocities ref_v_ stays zero and the outputs that read v are
+      // not provided (AttachOutputs), so that zero never enters the error.
+      if (reference_->evaluate_velocity) reference_->evaluate_velocity(s.t, ref_v_);
+      problem_.calc_outputs(s.t, ref_q_, ref_v_, ref_out_);
+    }
+    Accumulate(s.t, s.q, s.v, ref_q_, &ref_out_);
     return;
   }
+  const bool has_outputs = reference_->outputs.size() == reference_->times.size();
   while (next_reference_sample_ < reference_->times.size() &&
          reference_->times[next_reference_sample_] <= s.t) {
-    const double tr = reference_->times[next_reference_sample_];
+    const size_t k = next_reference_sample_;
+    const double tr = reference_->times[k];
+    const Vector* out_ref = has_outputs ? &reference_->outputs[k] : nullptr;
     if (std::abs(tr - s.t) <= 1e-12 * (1.0 + std::abs(tr)) || !have_previous_) {
       if (std::abs(tr - s.t) <= 1e-12 * (1.0 + std::abs(tr)))
-        accumulate(s.q, reference_->positions[next_reference_sample_]);
+        Accumulate(s.t, s.q, s.v, reference_->positions[k], out_ref);
     } else {
-      InterpolatePosition(tr, s, interp_q_);
-      accumulate(interp_q_, reference_->positions[next_reference_sample_]);
+      InterpolateState(tr, s, interp_q_, interp_v_);
+      Accumulate(tr, interp_q_, interp_v_, reference_->positions[k], out_ref);
     }
     ++next_reference_sample_;
+  }
+}
+
+// Momenta along the run: the first report is p(0); then max |p(t) - p(0)| per component
+// (infinite once a component is not finite: a diverged run).
+void MetricsObserver::TrackMomenta() {
+  if (!have_momenta0_) {
+    linear0_ = linear_;
+    angular0_ = angular_;
+    linear_drift_.setZero();
+    angular_drift_.setZero();
+    have_momenta0_ = true;
+    return;
+  }
+  for (int i = 0; i < 3; ++i) {
+    const double dl = std::abs(linear_[i] - linear0_[i]), da = std::abs(angular_[i] - angular0_[i]);
+    linear_drift_[i] = std::isfinite(dl) ? std::max(linear_drift_[i], dl)
+                                         : std::numeric_limits<double>::infinity();
+    angular_drift_[i] = std::isfinite(da) ? std::max(angular_drift_[i], da)
+                                          : std::numeric_limits<double>::infinity();
   }
 }
 
@@ -260,7 +332,31 @@ void MetricsObserver::Finish(double t_end, RunRecord& record) {
     e.scd = std::min(reference_->digits, e.position_max_rel > 0.0 ? -std::log10(e.position_max_rel)
                                                                   : reference_->digits);
     e.compared_samples = compared_;
+    if (compare_outputs_) {
+      e.output_max_abs = max_output_err_;
+      e.output_max_rel = output_scale_ > 0.0 ? max_output_err_ / output_scale_ : max_output_err_;
+      e.output_scd =
+          std::min(reference_->digits,
+                   *e.output_max_rel > 0.0 ? -std::log10(*e.output_max_rel) : reference_->digits);
+      for (size_t k = 0; k < reference_->output_provided.size(); ++k)
+        if (reference_->output_provided[k]) e.outputs_compared.push_back(problem_.output_names[k]);
+    }
     metrics_.error = e;
+  }
+  if (have_momenta0_) {
+    MomentumMetrics p;
+    for (int i = 0; i < 3; ++i) {
+      p.linear_initial[i] = linear0_[i];
+      p.angular_initial[i] = angular0_[i];
+      p.linear_max_abs_drift[i] = linear_drift_[i];
+      p.angular_max_abs_drift[i] = angular_drift_[i];
+    }
+    p.conserved_components = problem_.conserved_momentum;
+    for (int index : conserved_components_) {
+      const double drift = index < 3 ? linear_drift_[index] : angular_drift_[index - 3];
+      p.conserved_max_abs_drift = std::max(p.conserved_max_abs_drift.value_or(0.0), drift);
+    }
+    metrics_.momentum = p;
   }
   record.metrics = metrics_;
   record.series = std::move(series_);

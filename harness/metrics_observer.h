@@ -1,7 +1,8 @@
 // The observer that turns accepted steps into the metrics of docs/design.md: constraint
 // residuals at position, velocity and acceleration level, the energy balance
 // E(t) - E(0) - W_ext(t) (W_ext = integral of the applied power, Simpson's rule over the
-// accepted steps), error against a reference, multipliers, outputs and final state at
+// accepted steps), error against a reference (in q and in the named outputs), linear and
+// angular momentum (where the DAE reports them), multipliers, outputs and final state at
 // t_end, and an optional time series. It can also watch a stability band (the growth
 // criterion of the stability search) and stop the run when it is left.
 #pragma once
@@ -46,13 +47,20 @@ class MetricsObserver final : public StepObserver {
 
  private:
   void CompareWithReference(const StepSample& sample);
+  // q and outputs of the run (at the sample or interpolated to the reference time) against
+  // the reference's q_ref and outputs out_ref.
+  void Accumulate(double t, const Vector& q, const Vector& v, const Vector& q_ref,
+                  const Vector* out_ref);
+  void AccumulateOutputs(const Vector& out_ref);
+  void TrackMomenta();
   void WatchBand(const StepSample& sample);
   void TimeRevolution(const StepSample& sample);
   // The problem's outputs at (t, q, v) into outputs_, periodic ones unwrapped to the branch
   // nearest the previous call's value (per observer: the problem stays stateless).
   void CalcOutputs(double t, const Vector& q, const Vector& v);
-  // Cubic Hermite interpolation of q between the previous and current sample.
-  void InterpolatePosition(double t, const StepSample& current, Vector& q) const;
+  // Cubic Hermite interpolation of q between the previous and current sample, and its
+  // derivative for v (one order lower).
+  void InterpolateState(double t, const StepSample& current, Vector& q, Vector& v) const;
 
   const Problem& problem_;
   const Reference* reference_;
@@ -60,6 +68,7 @@ class MetricsObserver final : public StepObserver {
   const StabilityBand* band_;
   std::unique_ptr<DaeWorkspace> ws_;
   Vector phi_, velocity_residual_, gamma_, accel_residual_, outputs_, ref_q_, interp_q_;
+  Vector interp_v_, ref_v_, run_out_, ref_out_;
   Matrix phi_q_;
   RunMetrics metrics_;
   std::vector<SeriesRow> series_;
@@ -85,6 +94,12 @@ class MetricsObserver final : public StepObserver {
   size_t next_reference_sample_ = 0;
   double max_err_ = 0.0, ref_scale_ = 0.0;
   int compared_ = 0;
+  bool compare_outputs_ = false;  // the reference provides at least one output
+  double max_output_err_ = 0.0, output_scale_ = 0.0;
+  // Momenta: (linear, angular) now, at t0 and max |p - p0|, per component.
+  bool has_momenta_ = false, have_momenta0_ = false;
+  Eigen::Vector3d linear_, angular_, linear0_, angular0_, linear_drift_, angular_drift_;
+  std::vector<int> conserved_components_;  // MomentumComponentIndex of each
   bool stop_ = false;
   std::string stop_reason_;
   double max_band_ratio_ = 0.0, max_q_deviation_ = 0.0, max_velocity_ = 0.0, max_multiplier_ = 0.0;

@@ -355,9 +355,10 @@ ModelDescription ParseModelText(const std::string& text, const std::string& path
   } catch (const json::parse_error& e) {
     throw InputError("model file " + path + ": not valid JSON: " + e.what());
   }
-  r.CheckKeys(root, "top level",
-              {"format", "id", "title", "source", "dimension", "end_time", "step",
-               "default_methods", "bodies", "joints", "forces", "drivers", "outputs"});
+  r.CheckKeys(
+      root, "top level",
+      {"format", "id", "title", "source", "dimension", "end_time", "step", "default_methods",
+       "conserved_momentum", "bodies", "joints", "forces", "drivers", "outputs"});
   const std::string format = r.String(root, "format", "top level", "mbbench.model/1");
   if (format != "mbbench.model/1")
     r.Fail("top level key 'format'",
@@ -373,6 +374,12 @@ ModelDescription ParseModelText(const std::string& text, const std::string& path
   m.h_default = r.Number(root, "step", "top level", 1e-3);
   if (root.contains("default_methods"))
     m.default_methods = r.Strings(root, "default_methods", "top level");
+  m.conserved_momentum = r.Strings(root, "conserved_momentum", "top level");
+  for (const auto& name : m.conserved_momentum)
+    if (MomentumComponentIndex(name) < 0)
+      r.Fail("top level key 'conserved_momentum'",
+             "unknown component '" + name +
+                 "' (allowed: linear_x, linear_y, linear_z, angular_x, angular_y, angular_z)");
   const json& bodies = Array(r, root, "bodies", true);
   for (size_t i = 0; i < bodies.size(); ++i) {
     const std::string name =

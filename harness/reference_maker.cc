@@ -21,17 +21,22 @@ class SampleCollector final : public StepObserver {
     while (next_ < times_.size() && times_[next_] < s.t - 1e-12 * (1.0 + std::abs(s.t))) ++next_;
     if (next_ < times_.size() && std::abs(times_[next_] - s.t) <= 1e-12 * (1.0 + std::abs(s.t))) {
       positions.push_back(s.q);
+      velocities.push_back(s.v);
       ++next_;
     }
   }
-  std::vector<Vector> positions;
+  std::vector<Vector> positions, velocities;
 
  private:
   const std::vector<double>& times_;
   size_t next_ = 0;
 };
 
-std::vector<Vector> Solve(const ResolvedRun& run, const std::vector<double>& times) {
+struct Samples {
+  std::vector<Vector> positions, velocities;
+};
+
+Samples Solve(const ResolvedRun& run, const std::vector<double>& times) {
   RunSettings settings = run.settings;
   settings.stop_times = times;
   SampleCollector collector(times);
@@ -40,7 +45,7 @@ std::vector<Vector> Solve(const ResolvedRun& run, const std::vector<double>& tim
   if (outcome.status != RunStatus::kOk || collector.positions.size() != times.size())
     throw InputError("reference for " + run.problem.id + ": " + run.entry->name +
                      " run failed: " + outcome.message);
-  return collector.positions;
+  return {collector.positions, collector.velocities};
 }
 
 }  // namespace
@@ -72,7 +77,8 @@ TabulatedReference MakeReference(const std::string& problem, const ParameterSet&
   std::vector<double> times;
   const double t0 = a.settings.t0, t1 = a.settings.t_end;
   for (int k = 1; k <= samples; ++k) times.push_back(t0 + (t1 - t0) * k / samples);
-  const std::vector<Vector> qa = Solve(a, times), qb = Solve(b, times);
+  const Samples sa = Solve(a, times), sb = Solve(b, times);
+  const std::vector<Vector>&qa = sa.positions, &qb = sb.positions;
 
   TabulatedReference out;
   out.problem = a.problem.id;
@@ -90,6 +96,7 @@ TabulatedReference MakeReference(const std::string& problem, const ParameterSet&
   ref.t_max = t1;
   ref.times = times;
   ref.positions = qa;
+  ref.velocities = sa.velocities;  // for the outputs that depend on v
   char note[256];
   std::snprintf(note, sizeof note,
                 "suite run: odeint-dopri5 rtol=1e-13 atol=1e-15 (projected index-1 ODE), "

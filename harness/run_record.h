@@ -2,6 +2,7 @@
 // result_json.cc (the only place that knows JSON) serialises them.
 #pragma once
 
+#include <array>
 #include <map>
 #include <optional>
 #include <string>
@@ -22,6 +23,19 @@ struct ErrorMetrics {
   double position_max_rel = 0.0;
   double scd = 0.0;  // significant correct digits, capped at the reference's digits
   int compared_samples = 0;
+  // The same on the named outputs the reference provides (at the same samples); empty when
+  // it provides none (no outputs, or only velocity outputs and a reference without v).
+  std::optional<double> output_max_abs, output_max_rel, output_scd;
+  std::vector<std::string> outputs_compared;
+};
+
+/// Linear momentum and angular momentum about the origin along the run (DAEs whose
+/// CalcMomenta reports them): initial values and max |p(t) - p(0)| per component.
+struct MomentumMetrics {
+  std::array<double, 3> linear_initial{}, linear_max_abs_drift{};
+  std::array<double, 3> angular_initial{}, angular_max_abs_drift{};
+  std::vector<std::string> conserved_components;  // Problem::conserved_momentum
+  std::optional<double> conserved_max_abs_drift;  // max over those; empty if none
 };
 
 struct RunMetrics {
@@ -32,6 +46,7 @@ struct RunMetrics {
   double energy_max_abs_drift = 0.0, energy_max_rel_drift = 0.0;
   double external_work = 0.0;  // integral of the applied power, in the balance
   std::optional<ErrorMetrics> error;
+  std::optional<MomentumMetrics> momentum;
   std::optional<double> multiplier_max;     // max |lambda|_inf, if reported
   std::optional<double> revolution_period;  // first full turn of Problem::revolution_output
   long samples = 0;

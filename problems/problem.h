@@ -73,6 +73,16 @@ struct Problem {
   int m() const { return dae->num_constraints(); }
 };
 
+/// Position of a Problem::conserved_momentum name in (linear x, y, z, angular x, y, z),
+/// -1 if the name is not one of the six.
+inline int MomentumComponentIndex(const std::string& name) {
+  static const char* const kNames[] = {"linear_x",  "linear_y",  "linear_z",
+                                       "angular_x", "angular_y", "angular_z"};
+  for (int k = 0; k < 6; ++k)
+    if (name == kNames[k]) return k;
+  return -1;
+}
+
 /// One catalogue entry: metadata plus a factory from validated parameters.
 struct ProblemEntry {
   std::string id;

@@ -41,6 +41,15 @@ struct RotatingPendulum {
     const double psi = Amplitude(quarter_period + sign * rate * t);
     return 2.0 * psi - M_PI / 2.0;
   }
+  // phi'(t) = 2 psi' = 2 sign sqrt(E/2) dn(u, k), since d am(u, k)/du = dn(u, k). dn from
+  // dn^2 = 1 - k^2 sn^2 (dn > 0 for k < 1; 1 - k^2 sn^2 >= 1 - k^2, so no cancellation
+  // beyond a factor 1/(1 - k^2)): Boost 1.74's dn is 2.4e-3 relative off exactly at u = K
+  // (k = 0.989, the double four-bar's t = 0), while its sn there is right.
+  double CrankRate(double t) const {
+    double cn = 0.0, dn = 0.0;
+    const double sn = boost::math::jacobi_elliptic(k, quarter_period + sign * rate * t, &cn, &dn);
+    return 2.0 * sign * rate * std::sqrt(1.0 - k * k * sn * sn);
+  }
 };
 
 // Positions of the model's bodies, in its order: cranks 1..N+1 (x, y, theta) then couplers
@@ -57,6 +66,22 @@ void ChainPositions(int windows, double phi, Vector& q) {
     q[b] = (i + 0.5) * kBarLength + kBarLength * c;
     q[b + 1] = kBarLength * s;
     q[b + 2] = 0.0;
+  }
+}
+
+// Their time derivatives (v = q' in the planar formulation) at crank angle phi, rate phi'.
+void ChainVelocities(int windows, double phi, double rate, Vector& v) {
+  const double c = std::cos(phi), s = std::sin(phi);
+  for (int i = 0; i <= windows; ++i) {
+    v[3 * i] = -0.5 * kBarLength * s * rate;
+    v[3 * i + 1] = 0.5 * kBarLength * c * rate;
+    v[3 * i + 2] = rate;
+  }
+  for (int i = 0; i < windows; ++i) {
+    const int b = 3 * (windows + 1 + i);
+    v[b] = -kBarLength * s * rate;
+    v[b + 1] = kBarLength * c * rate;
+    v[b + 2] = 0.0;
   }
 }
 
@@ -95,6 +120,10 @@ std::optional<Reference> FourBarChainReference(const Problem& problem) {
   ref.t_max = 1e3;
   ref.evaluate = [solution, windows](double t, Vector& out) {
     ChainPositions(windows, solution.CrankAngle(t), out);
+  };
+  // Velocities for the outputs B0_vx, B0_vy.
+  ref.evaluate_velocity = [solution, windows](double t, Vector& out) {
+    ChainVelocities(windows, solution.CrankAngle(t), solution.CrankRate(t), out);
   };
   return ref;
 }

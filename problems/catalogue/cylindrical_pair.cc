@@ -42,6 +42,9 @@ Problem Build(const ParameterSet&) {
   m.joints.push_back(j);
   m.outputs = {RelativeOutput("u2", OutputKind::kPointZ, "body2", "body1"),
                AngleAbout("theta2", "body2", n, "body1")};
+  // Free flight, no forces: linear and angular momentum (about any point) are conserved.
+  m.conserved_momentum = {"linear_x",  "linear_y",  "linear_z",
+                          "angular_x", "angular_y", "angular_z"};
   m.t_end = 1.0;
   m.h_default = 1e-4;
   m.default_methods = {"ida", "odeint-dopri5"};

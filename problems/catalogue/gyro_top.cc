@@ -68,6 +68,10 @@ Problem Build(const ParameterSet& p) {
   m.joints.push_back(
       Joint("tip", JointKind::kSpherical, "ground", P(0, 0, 0), "top", P(0, 0, -d.length)));
   m.forces.push_back(Gravity(P(0, 0, -d.g)));
+  // The fixed point is the origin, so the joint reaction has no moment about it, and
+  // gravity along -e3 has none about e3: the angular momentum about the origin keeps its
+  // z component (002 s5.1: the top precesses about e3).
+  m.conserved_momentum = {"angular_z"};
   m.outputs = {Output("cm_x", OutputKind::kPointX, "top"),
                Output("cm_y", OutputKind::kPointY, "top"),
                Output("cm_z", OutputKind::kPointZ, "top")};

@@ -45,6 +45,9 @@ Problem Build(const ParameterSet&) {
   m.outputs = {RelativeOutput("u1", OutputKind::kPointX, "body2", "body1"),
                RelativeOutput("u2", OutputKind::kPointY, "body2", "body1"),
                AngleAbout("theta2", "body2", n, "body1")};
+  // Free flight, no forces: linear and angular momentum (about any point) are conserved.
+  m.conserved_momentum = {"linear_x",  "linear_y",  "linear_z",
+                          "angular_x", "angular_y", "angular_z"};
   m.t_end = 0.1;
   m.h_default = 1e-5;
   m.default_methods = {"ida", "odeint-dopri5"};

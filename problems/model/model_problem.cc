@@ -32,6 +32,7 @@ Problem BuildModelProblem(const ModelDescription& model, const std::string& id) 
   }
   problem.calc_outputs = formulated.calc_outputs;
   problem.default_methods = model.default_methods;
+  problem.conserved_momentum = model.conserved_momentum;
   return problem;
 }
 
