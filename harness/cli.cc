@@ -9,6 +9,9 @@
 #include <mutex>
 #include <thread>
 
+#include <CLI/CLI.hpp>
+#include <cmath>
+
 #include "harness/json_io.h"
 #include "harness/reference_maker.h"
 #include "harness/regression.h"
@@ -26,47 +29,54 @@ constexpr int kExitOk = 0;
 constexpr int kExitRunsFailed = 1;
 constexpr int kExitBadInput = 2;
 
-const char* kUsage =
-    "usage:\n"
-    "  mbbench list [problems|methods]\n"
-    "  mbbench run [-p PROBLEM | --model FILE.json] [-m METHOD] [--param k=v ...]\n"
-    "              [--set k=v ...] [--h H]\n"
-    "              [--t-end T] [--out DIR] [--series] [--repeats K]\n"
-    "      with no -p: the embedded default catalogue (every problem, its default methods)\n"
-    "  mbbench stability -p PROBLEM -m METHOD [--param k=v ...] [--set k=v ...]\n"
-    "              [--h-min A] [--h-max B] [--t-end T] [--criterion growth|finite|bound]\n"
-    "              [--factor F] [--bound B] [--precision P] [--out DIR]\n"
-    "  mbbench sweep EXPERIMENT.json [--jobs N] [--shard K/N] [--out DIR] [--force]\n"
-    "  mbbench check --baseline DIR [--against DIR]\n"
-    "      rerun (or read from --against) every baseline result and compare\n"
-    "  mbbench figures PAPER|all   (runs scripts/figures/paper<PAPER>*.sh: data, plots,\n"
-    "                               tables under results/figures/<PAPER>/)\n"
-    "  mbbench report DIR     (report.md + report.html with work-precision plots)\n"
-    "  mbbench reference -p PROBLEM [--param k=v ...] [--samples K] [--t-end T]\n"
-    "      (re)make the suite's own reference: odeint-dopri5 vs arkode-erk, rtol 1e-13\n"
-    "exit codes: 0 ok, 1 a run failed or was unstable, 2 bad usage or bad input\n";
+// Numbers on the command line go through ParseNumber (decimals and "a/b" fractions) so the
+// messages name the option; counts must be whole numbers within [lo, hi].
+double Number(const std::string& text, const std::string& option) {
+  return ParseNumber(text, option);
+}
 
-// Minimal argument cursor: options take their value from the next argument.
-class Args {
- public:
-  explicit Args(const std::vector<std::string>& a) : a_(a) {}
-  bool done() const { return i_ >= a_.size(); }
-  const std::string& next() { return a_[i_++]; }
-  std::string value(const std::string& option) {
-    if (done()) throw InputError(option + ": missing value");
-    return next();
-  }
-  double number(const std::string& option) { return ParseNumber(value(option), option); }
-  /// For commands that take no options after their positional arguments: a stray argument
-  /// (e.g. `figures 000 --out DIR`) is an error, not silently ignored.
-  void ExpectNoMore(const std::string& command) {
-    if (!done()) throw InputError(command + ": unexpected argument '" + next() + "'");
-  }
+int Count(const std::string& text, const std::string& option, long lo, long hi) {
+  const double x = ParseNumber(text, option);
+  if (x != std::floor(x) || x < static_cast<double>(lo) || x > static_cast<double>(hi))
+    throw InputError(option + " = " + text + ": must be a whole number from " + std::to_string(lo) +
+                     " to " + std::to_string(hi));
+  return static_cast<int>(x);
+}
 
- private:
-  const std::vector<std::string>& a_;
-  size_t i_ = 0;
+// More threads than this only oversubscribe the machine (and a huge count aborted in
+// std::thread); the limit is far above any core count this suite runs on.
+constexpr long kMaxJobs = 256;
+
+// The options run, stability and reference share, as given (numbers still text).
+struct CommonOptions {
+  std::string problem, model, method, h, t_end, out;
+  std::vector<std::string> params, sets;
+  bool allow_unused = false;
 };
+
+void AddProblemOptions(CLI::App* cmd, CommonOptions& o) {
+  cmd->add_option("-p,--problem", o.problem, "catalogue problem id (mbbench list problems)");
+  cmd->add_option("--model", o.model, "JSON model file instead of -p (docs/model-format.md)");
+  cmd->add_option("--param", o.params, "problem parameter key=value (repeatable)")
+      ->type_name("K=V")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("--t-end", o.t_end, "end time, s (default: the problem's horizon)")
+      ->type_name("T");
+}
+
+void AddMethodOptions(CLI::App* cmd, CommonOptions& o) {
+  cmd->add_option("-m,--method", o.method, "method name (mbbench list methods)");
+  cmd->add_option("--set", o.sets,
+                  "method parameter or setting key=value: h, rtol, atol, scheme=..., "
+                  "formulation=... (repeatable)")
+      ->type_name("K=V")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("--h", o.h, "fixed step size, s (the same as --set h=H)")->type_name("H");
+  cmd->add_flag("--allow-unused", o.allow_unused,
+                "accept a setting the method does not use (recorded as a warning)");
+}
 
 struct RunOptions {
   RunSpec spec;
@@ -74,33 +84,29 @@ struct RunOptions {
   bool has_problem = false, has_method = false;
 };
 
-// Parses the options shared by run and stability. Returns false for an unknown option so
-// the caller can try its own.
-bool ParseCommonOption(const std::string& arg, Args& args, RunOptions& o) {
-  if (arg == "-p" || arg == "--problem") {
-    o.spec.problem = args.value(arg);
-    o.has_problem = true;
-  } else if (arg == "-m" || arg == "--method") {
-    o.spec.method = args.value(arg);
-    o.has_method = true;
-  } else if (arg == "--param") {
-    o.spec.problem_parameters.SetFromAssignment(args.value(arg), "--param");
-  } else if (arg == "--set") {
-    o.spec.settings.SetFromAssignment(args.value(arg), "--set");
-  } else if (arg == "--h") {
-    o.spec.settings.Set("h", args.value(arg));
-  } else if (arg == "--t-end") {
-    o.spec.t_end = args.number(arg);
-    if (!(o.spec.t_end > 0.0)) throw InputError("--t-end: must be > 0");
-  } else if (arg == "--out") {
-    o.out = args.value(arg);
-  } else if (arg == "--model") {
-    o.spec.model_file = args.value(arg);
-    o.has_problem = true;
-  } else {
-    return false;
+// Turns the common options into a RunSpec; throws InputError on a malformed value.
+RunOptions ToRunOptions(const CommonOptions& c, const std::string& default_out) {
+  RunOptions o;
+  o.out = c.out.empty() ? default_out : c.out;
+  o.spec.problem = c.problem;
+  o.spec.model_file = c.model;
+  o.spec.method = c.method;
+  o.has_problem = !c.problem.empty() || !c.model.empty();
+  o.has_method = !c.method.empty();
+  if (!c.problem.empty() && !c.model.empty())
+    throw InputError("give either -p PROBLEM or --model FILE, not both");
+  for (const auto& a : c.params) o.spec.problem_parameters.SetFromAssignment(a, "--param");
+  for (const auto& a : c.sets) o.spec.settings.SetFromAssignment(a, "--set");
+  if (!c.h.empty()) {
+    if (o.spec.settings.Has("h")) throw InputError("--h and --set h=: give the step once");
+    o.spec.settings.Set("h", c.h);
   }
-  return true;
+  if (!c.t_end.empty()) {
+    o.spec.t_end = Number(c.t_end, "--t-end");
+    if (!(o.spec.t_end > 0.0)) throw InputError("--t-end = " + c.t_end + ": must be > 0");
+  }
+  o.spec.allow_unused = c.allow_unused;
+  return o;
 }
 
 std::string Fmt(const char* format, double x) {
@@ -148,11 +154,7 @@ std::string WriteRecord(const RunRecord& record, const std::string& dir, const s
 
 bool Succeeded(RunStatus s) { return s == RunStatus::kOk || s == RunStatus::kNotApplicable; }
 
-int CmdList(Args& args) {
-  const std::string what = args.done() ? "all" : args.next();
-  args.ExpectNoMore("list");
-  if (what != "all" && what != "problems" && what != "methods")
-    throw InputError("list: expected 'problems' or 'methods', got '" + what + "'");
+int CmdList(const std::string& what) {
   if (what != "methods") {
     std::printf("%-22s %4s %4s %4s  %-9s %-18s %s\n", "problem", "n", "m", "dof", "reference",
                 "source", "summary");
@@ -261,22 +263,12 @@ int RunBatch(const std::vector<BatchItem>& items, const std::string& dir, const 
   return any_failed ? kExitRunsFailed : kExitOk;
 }
 
-int CmdRun(Args& args) {
-  RunOptions o;
-  int jobs = 1;
-  while (!args.done()) {
-    const std::string arg = args.next();
-    if (ParseCommonOption(arg, args, o)) continue;
-    if (arg == "--series") {
-      o.spec.series = true;
-    } else if (arg == "--repeats") {
-      o.spec.repeats = static_cast<int>(args.number(arg));
-    } else if (arg == "--jobs") {
-      jobs = static_cast<int>(args.number(arg));
-    } else {
-      throw InputError("run: unknown option '" + arg + "'\n" + kUsage);
-    }
-  }
+int CmdRun(const CommonOptions& common, bool series, const std::string& repeats,
+           const std::string& jobs_text) {
+  RunOptions o = ToRunOptions(common, "results/latest");
+  o.spec.series = series;
+  if (!repeats.empty()) o.spec.repeats = Count(repeats, "--repeats", 0, 1000);
+  const int jobs = jobs_text.empty() ? 1 : Count(jobs_text, "--jobs", 1, kMaxJobs);
   if (!o.has_problem) {
     // The embedded default catalogue: every problem with its default methods.
     if (o.has_method || !o.spec.problem_parameters.values().empty())
@@ -300,7 +292,6 @@ int CmdRun(Args& args) {
     methods = BuildSpecProblem(o.spec).default_methods;
   }
   if (!o.spec.model_file.empty()) {
-    if (!o.spec.problem.empty()) throw InputError("run: give either -p PROBLEM or --model FILE");
     o.spec.problem = BuildSpecProblem(o.spec).id;  // names the result files
   }
   std::vector<BatchItem> items;
@@ -313,28 +304,8 @@ int CmdRun(Args& args) {
   return RunBatch(items, o.out, o.spec.problem, jobs, false);
 }
 
-int CmdStability(Args& args) {
-  RunOptions o;
-  o.out = "results/stability";
-  StabilityOptions s;
-  while (!args.done()) {
-    const std::string arg = args.next();
-    if (ParseCommonOption(arg, args, o)) continue;
-    if (arg == "--h-min")
-      s.h_min = args.number(arg);
-    else if (arg == "--h-max")
-      s.h_max = args.number(arg);
-    else if (arg == "--criterion")
-      s.criterion = args.value(arg);
-    else if (arg == "--factor")
-      s.factor = args.number(arg);
-    else if (arg == "--bound")
-      s.bound = args.number(arg);
-    else if (arg == "--precision")
-      s.relative_precision = args.number(arg);
-    else
-      throw InputError("stability: unknown option '" + arg + "'\n" + kUsage);
-  }
+int CmdStability(const CommonOptions& common, StabilityOptions s) {
+  RunOptions o = ToRunOptions(common, "results/stability");
   if (!o.has_problem || !o.has_method)
     throw InputError("stability: needs -p PROBLEM and -m METHOD");
   s.on_trial = [](const StabilityTrial& t) {
@@ -357,32 +328,15 @@ int CmdStability(Args& args) {
   return kExitOk;
 }
 
-int CmdSweep(Args& args) {
-  if (args.done()) throw InputError("sweep: needs EXPERIMENT.json");
-  const std::string file = args.next();
-  int jobs = 1, shard = 0, shards = 1;
-  std::string out;
-  bool force = false;
-  while (!args.done()) {
-    const std::string arg = args.next();
-    if (arg == "--jobs") {
-      jobs = static_cast<int>(args.number(arg));
-      if (jobs < 1) throw InputError("--jobs: must be >= 1");
-    } else if (arg == "--shard") {
-      const std::string v = args.value(arg);
-      const auto slash = v.find('/');
-      if (slash == std::string::npos) throw InputError("--shard '" + v + "': expected K/N");
-      shard = static_cast<int>(ParseNumber(v.substr(0, slash), "--shard K"));
-      shards = static_cast<int>(ParseNumber(v.substr(slash + 1), "--shard N"));
-      if (shards < 1 || shard < 0 || shard >= shards)
-        throw InputError("--shard '" + v + "': need 0 <= K < N");
-    } else if (arg == "--out") {
-      out = args.value(arg);
-    } else if (arg == "--force") {
-      force = true;
-    } else {
-      throw InputError("sweep: unknown option '" + arg + "'\n" + kUsage);
-    }
+int CmdSweep(const std::string& file, const std::string& jobs_text, const std::string& shard_text,
+             std::string out, bool force) {
+  const int jobs = jobs_text.empty() ? 1 : Count(jobs_text, "--jobs", 1, kMaxJobs);
+  int shard = 0, shards = 1;
+  if (!shard_text.empty()) {
+    const auto slash = shard_text.find('/');
+    if (slash == std::string::npos) throw InputError("--shard '" + shard_text + "': expected K/N");
+    shards = Count(shard_text.substr(slash + 1), "--shard N", 1, 1'000'000);
+    shard = Count(shard_text.substr(0, slash), "--shard K", 0, shards - 1);
   }
   const SweepFile sweep = ReadSweepFile(file);
   std::vector<BatchItem> items;
@@ -407,17 +361,7 @@ int CmdSweep(Args& args) {
 
 // Reruns (or reads) every baseline result and reports what changed beyond the tolerances
 // of harness/regression.h. Exit 1 if anything did.
-int CmdCheck(Args& args) {
-  std::string baseline_dir, against;
-  while (!args.done()) {
-    const std::string arg = args.next();
-    if (arg == "--baseline")
-      baseline_dir = args.value(arg);
-    else if (arg == "--against")
-      against = args.value(arg);
-    else
-      throw InputError("check: unknown option '" + arg + "'\n" + kUsage);
-  }
+int CmdCheck(const std::string& baseline_dir, const std::string& against) {
   if (baseline_dir.empty()) throw InputError("check: needs --baseline DIR");
   if (!fs::is_directory(baseline_dir))
     throw InputError("--baseline " + baseline_dir + ": not a directory");
@@ -457,10 +401,7 @@ int CmdCheck(Args& args) {
 
 // Runs the figure recipes of one paper (or all) from the source tree, with MBBENCH pointing
 // at this executable. The recipes are scripts: each states what it regenerates.
-int CmdFigures(Args& args) {
-  if (args.done()) throw InputError("figures: needs a paper number (000, 001, ...) or 'all'");
-  const std::string paper = args.next();
-  args.ExpectNoMore("figures");
+int CmdFigures(const std::string& paper) {
   const fs::path dir = fs::path(MBBENCH_SOURCE_DIR) / "scripts" / "figures";
   std::vector<fs::path> scripts;
   if (fs::is_directory(dir))
@@ -487,17 +428,9 @@ int CmdFigures(Args& args) {
   return failures == 0 ? kExitOk : kExitRunsFailed;
 }
 
-int CmdReference(Args& args) {
-  RunOptions o;
-  int samples = 100;
-  while (!args.done()) {
-    const std::string arg = args.next();
-    if (ParseCommonOption(arg, args, o)) continue;
-    if (arg == "--samples")
-      samples = static_cast<int>(args.number(arg));
-    else
-      throw InputError("reference: unknown option '" + arg + "'\n" + kUsage);
-  }
+int CmdReference(const CommonOptions& common, const std::string& samples_text) {
+  RunOptions o = ToRunOptions(common, "");
+  const int samples = samples_text.empty() ? 100 : Count(samples_text, "--samples", 2, 1'000'000);
   if (!o.has_problem) throw InputError("reference: needs -p PROBLEM");
   const TabulatedReference ref =
       MakeReference(o.spec.problem, o.spec.problem_parameters, samples, o.spec.t_end);
@@ -510,36 +443,133 @@ int CmdReference(Args& args) {
   return kExitOk;
 }
 
+int CmdReport(const std::string& dir) {
+  const int count = WriteReport(dir);
+  std::printf("%d results -> %s/report.md, %s/report.html\n", count, dir.c_str(), dir.c_str());
+  return count > 0 ? kExitOk : kExitRunsFailed;
+}
+
 }  // namespace
 
+// One CLI11 subcommand per command; each option is listed by `mbbench COMMAND --help`.
+// Options keep their values as text and are parsed by the commands, so every message names
+// the option in our words and "1/12" fractions work everywhere.
 int RunCli(const std::vector<std::string>& argv) {
+  CLI::App app{
+      "mbbench: benchmarks and verifies time integrators for constrained multibody "
+      "systems.\nExit codes: 0 ok, 1 a run failed or was unstable, 2 bad usage or bad "
+      "input.",
+      "mbbench"};
+  app.require_subcommand(1);
+  app.footer("Run 'mbbench COMMAND --help' for the options of a command.");
+
+  std::string list_what = "all";
+  CLI::App* list = app.add_subcommand("list", "list problems (n, m, DOF, reference) and methods");
+  list->add_option("what", list_what, "what to list")
+      ->check(CLI::IsMember({"all", "problems", "methods"}));
+
+  CommonOptions run_options;
+  bool series = false;
+  std::string repeats, run_jobs;
+  CLI::App* run = app.add_subcommand(
+      "run",
+      "run one problem with one method (or its default methods); with no -p and no "
+      "--model, the embedded default catalogue");
+  AddProblemOptions(run, run_options);
+  AddMethodOptions(run, run_options);
+  run->add_option("--out", run_options.out, "result directory (default results/latest)");
+  run->add_flag("--series", series, "also write the time series (CSV) of every run");
+  run->add_option("--repeats", repeats, "timed repeats after the instrumented run (default 5)")
+      ->type_name("K");
+  run->add_option("--jobs", run_jobs, "runs in parallel (default 1)")->type_name("N");
+
+  CommonOptions stability_options;
+  StabilityOptions stability_search;
+  std::string h_min, h_max, factor, bound, precision;
+  CLI::App* stability = app.add_subcommand(
+      "stability", "largest stable fixed step of a method on a problem (docs/stability.md)");
+  AddProblemOptions(stability, stability_options);
+  AddMethodOptions(stability, stability_options);
+  stability->add_option("--out", stability_options.out,
+                        "result directory (default results/stability)");
+  stability->add_option("--h-min", h_min, "lower end of the search bracket, s")->type_name("A");
+  stability->add_option("--h-max", h_max, "upper end of the search bracket, s")->type_name("B");
+  stability->add_option("--criterion", stability_search.criterion, "growth, finite or bound")
+      ->check(CLI::IsMember({"growth", "finite", "bound"}));
+  stability->add_option("--factor", factor, "growth factor of the growth criterion");
+  stability->add_option("--bound", bound, "bound of the bound criterion");
+  stability->add_option("--precision", precision, "relative precision of the bisection");
+
+  std::string sweep_file, sweep_jobs, shard, sweep_out;
+  bool force = false;
+  CLI::App* sweep = app.add_subcommand("sweep", "run every run of an experiment file");
+  sweep->add_option("experiment", sweep_file, "experiment JSON file")->required();
+  sweep->add_option("--jobs", sweep_jobs, "runs in parallel (default 1)")->type_name("N");
+  sweep->add_option("--shard", shard, "run only slice K of N (0 <= K < N), for a cluster")
+      ->type_name("K/N");
+  sweep->add_option("--out", sweep_out, "result directory (default results/<name>)");
+  sweep->add_flag("--force", force, "rerun runs whose results exist");
+
+  std::string baseline, against;
+  CLI::App* check = app.add_subcommand(
+      "check", "rerun (or read from --against) every baseline result and compare");
+  check->add_option("--baseline", baseline, "baseline directory")->required();
+  check->add_option("--against", against, "compare these results instead of rerunning");
+
+  std::string paper;
+  CLI::App* figures = app.add_subcommand(
+      "figures", "reproduce a paper's figures and tables (scripts/figures/paper<PAPER>*.sh)");
+  figures->add_option("paper", paper, "paper number (000, 001, ...) or 'all'")->required();
+
+  std::string report_dir;
+  CLI::App* report =
+      app.add_subcommand("report", "report.md + report.html with work-precision plots");
+  report->add_option("directory", report_dir, "results directory")->required();
+
+  CommonOptions reference_options;
+  std::string samples;
+  CLI::App* reference = app.add_subcommand(
+      "reference", "(re)make the suite's own reference: odeint-dopri5 vs arkode-erk, rtol 1e-13");
+  AddProblemOptions(reference, reference_options);
+  reference->add_option("--samples", samples, "number of samples (default 100)")->type_name("K");
+
+  if (argv.size() == 1 && argv[0] == "help") {  // the old spelling of --help
+    std::fputs(app.help().c_str(), stdout);
+    return kExitOk;
+  }
   try {
-    Args args(argv);
-    if (args.done()) {
-      std::fputs(kUsage, stderr);
-      return kExitBadInput;
+    std::vector<std::string> reversed(argv.rbegin(), argv.rend());  // CLI11 pops from the back
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    std::fputs(app.help().c_str(), stdout);
+    return kExitOk;
+  } catch (const CLI::CallForAllHelp&) {
+    std::fputs(app.help("", CLI::AppFormatMode::All).c_str(), stdout);
+    return kExitOk;
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "mbbench: error: %s\n%s", e.what(),
+                 argv.empty() ? app.help().c_str() : "run 'mbbench --help' for usage\n");
+    return kExitBadInput;
+  }
+
+  try {
+    if (list->parsed()) return CmdList(list_what);
+    if (run->parsed()) return CmdRun(run_options, series, repeats, run_jobs);
+    if (stability->parsed()) {
+      if (!h_min.empty()) stability_search.h_min = Number(h_min, "--h-min");
+      if (!h_max.empty()) stability_search.h_max = Number(h_max, "--h-max");
+      if (!factor.empty()) stability_search.factor = Number(factor, "--factor");
+      if (!bound.empty()) stability_search.bound = Number(bound, "--bound");
+      if (!precision.empty())
+        stability_search.relative_precision = Number(precision, "--precision");
+      return CmdStability(stability_options, stability_search);
     }
-    const std::string command = args.next();
-    if (command == "list") return CmdList(args);
-    if (command == "run") return CmdRun(args);
-    if (command == "stability") return CmdStability(args);
-    if (command == "sweep") return CmdSweep(args);
-    if (command == "reference") return CmdReference(args);
-    if (command == "check") return CmdCheck(args);
-    if (command == "figures") return CmdFigures(args);
-    if (command == "report") {
-      if (args.done()) throw InputError("report: needs a results directory");
-      const std::string dir = args.next();
-      args.ExpectNoMore("report");
-      const int count = WriteReport(dir);
-      std::printf("%d results -> %s/report.md, %s/report.html\n", count, dir.c_str(), dir.c_str());
-      return count > 0 ? kExitOk : kExitRunsFailed;
-    }
-    if (command == "-h" || command == "--help" || command == "help") {
-      std::fputs(kUsage, stdout);
-      return kExitOk;
-    }
-    throw InputError("unknown command '" + command + "'\n" + kUsage);
+    if (sweep->parsed()) return CmdSweep(sweep_file, sweep_jobs, shard, sweep_out, force);
+    if (check->parsed()) return CmdCheck(baseline, against);
+    if (figures->parsed()) return CmdFigures(paper);
+    if (report->parsed()) return CmdReport(report_dir);
+    if (reference->parsed()) return CmdReference(reference_options, samples);
+    throw InputError("no command");  // unreachable: require_subcommand(1)
   } catch (const InputError& e) {
     std::fprintf(stderr, "mbbench: error: %s\n", e.what());
     return kExitBadInput;
