@@ -9,9 +9,14 @@
 #include <mutex>
 #include <thread>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <cmath>
 
+#include "harness/file_names.h"
 #include "harness/json_io.h"
 #include "harness/reference_maker.h"
 #include "harness/regression.h"
@@ -186,6 +191,45 @@ int CmdList(const std::string& what) {
   return kExitOk;
 }
 
+// Creates the output directory and proves it writable before anything runs, so a bad --out
+// is bad input (exit 2) found at once, not a write error after an hour of runs.
+void PrepareOutputDirectory(const std::string& dir) {
+  std::error_code error;
+  fs::create_directories(dir, error);
+  if (error || !fs::is_directory(dir))
+    throw InputError("--out " + dir + ": cannot create the directory" +
+                     (error ? " (" + error.message() + ")" : std::string()));
+  const std::string probe = dir + "/.mbbench-write-probe-" + std::to_string(::getpid());
+  if (std::FILE* f = std::fopen(probe.c_str(), "w")) {
+    std::fclose(f);
+    std::remove(probe.c_str());
+  } else {
+    throw InputError("--out " + dir + ": not writable");
+  }
+}
+
+// Holds an exclusive lock on DIR/.mbbench.lock while a batch writes into DIR: a second
+// mbbench on the same directory waits, then resumes from the first one's results (a sweep)
+// instead of redoing its runs or interleaving two index files.
+class DirectoryLock {
+ public:
+  explicit DirectoryLock(const std::string& dir) {
+    const std::string path = dir + "/.mbbench.lock";
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw InputError("--out " + dir + ": cannot create " + path);
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      std::fprintf(stderr, "waiting for another mbbench writing into %s ...\n", dir.c_str());
+      ::flock(fd_, LOCK_EX);
+    }
+  }
+  ~DirectoryLock() { ::close(fd_); }  // closing releases the lock
+  DirectoryLock(const DirectoryLock&) = delete;
+  DirectoryLock& operator=(const DirectoryLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
 // Runs specs on `jobs` threads; each finished result is written at once.
 struct BatchItem {
   RunSpec spec;
@@ -194,7 +238,9 @@ struct BatchItem {
 
 int RunBatch(const std::vector<BatchItem>& items, const std::string& dir, const std::string& name,
              int jobs, bool resume) {
-  fs::create_directories(dir);
+  for (const auto& item : items) RequireSafeName(item.stem, "result file name");
+  PrepareOutputDirectory(dir);
+  const DirectoryLock lock(dir);
   std::vector<IndexEntry> index(items.size());
   std::vector<RunRecord> records(items.size());
   std::vector<char> have_record(items.size(), 0);
@@ -235,6 +281,10 @@ int RunBatch(const std::vector<BatchItem>& items, const std::string& dir, const 
       } catch (const InputError& e) {
         entry.status = "invalid";
         entry.message = e.what();
+        any_failed = true;
+      } catch (const std::exception& e) {  // e.g. the disk filled: this run fails, not the batch
+        entry.status = ToString(RunStatus::kFailed);
+        entry.message = std::string("could not finish or write the result: ") + e.what();
         any_failed = true;
       }
       const int done = ++finished;
@@ -312,11 +362,12 @@ int CmdStability(const CommonOptions& common, StabilityOptions s) {
     std::fprintf(stderr, "  h = %-12.6g %s\n", t.h,
                  t.status == RunStatus::kOk ? "stable" : "unstable");
   };
-  const StabilityRecord record = SearchStabilityLimit(o.spec, s);
-  fs::create_directories(o.out);
   const std::string problem_name =
       o.spec.model_file.empty() ? o.spec.problem : BuildSpecProblem(o.spec).id;
-  std::string stem = problem_name + "_" + o.spec.method;
+  const std::string stem = problem_name + "_" + o.spec.method;
+  RequireSafeName(stem, "result file name");
+  PrepareOutputDirectory(o.out);  // before the search: a bad --out is found at once
+  const StabilityRecord record = SearchStabilityLimit(o.spec, s);
   const std::string path = o.out + "/" + stem + ".stability.json";
   WriteFileAtomically(path, StabilityRecordToJson(record));
   std::printf(
@@ -351,7 +402,10 @@ int CmdSweep(const std::string& file, const std::string& jobs_text, const std::s
       throw InputError(file + ": run " + item.stem + ": " + e.what());
     }
   }
-  if (out.empty()) out = "results/" + sweep.name;
+  if (out.empty()) {
+    RequireSafeName(sweep.name, file + ": name");
+    out = "results/" + sweep.name;
+  }
   const std::string name =
       shards > 1 ? sweep.name + " shard " + std::to_string(shard) + "/" + std::to_string(shards)
                  : sweep.name;
@@ -434,6 +488,7 @@ int CmdReference(const CommonOptions& common, const std::string& samples_text) {
   if (!o.has_problem) throw InputError("reference: needs -p PROBLEM");
   const TabulatedReference ref =
       MakeReference(o.spec.problem, o.spec.problem_parameters, samples, o.spec.t_end);
+  RequireSafeName(ref.problem, "problem id");
   const std::string dir = ReferenceDirectory() + "/" + ref.problem;
   fs::create_directories(dir);
   WriteReferenceEntry(dir + "/reference.json", ref);

@@ -1,8 +1,11 @@
 #include "harness/json_io.h"
 
+#include <unistd.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -217,7 +220,11 @@ std::string IndexToJson(const std::string& name, const std::vector<IndexEntry>& 
 }
 
 void WriteFileAtomically(const std::string& path, const std::string& text) {
-  const std::string temp = path + ".tmp";
+  // A temporary name unique per process and call: two writers of one path (two sweeps on
+  // one --out, two threads) never write into each other's temporary file.
+  static std::atomic<unsigned long> counter{0};
+  const std::string temp =
+      path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
     if (!out) throw std::runtime_error("cannot write " + temp);
@@ -225,8 +232,10 @@ void WriteFileAtomically(const std::string& path, const std::string& text) {
     out.flush();
     if (!out) throw std::runtime_error("write failed: " + temp);
   }
-  if (std::rename(temp.c_str(), path.c_str()) != 0)
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    std::remove(temp.c_str());
     throw std::runtime_error("cannot rename " + temp + " to " + path);
+  }
 }
 
 std::string ReadResultStatus(const std::string& path) {
