@@ -244,6 +244,7 @@ int RunBatch(const std::vector<BatchItem>& items, const std::string& dir, const 
   std::vector<IndexEntry> index(items.size());
   std::vector<RunRecord> records(items.size());
   std::vector<char> have_record(items.size(), 0);
+  std::vector<std::string> rerun_reasons(items.size());
   std::atomic<size_t> next{0};
   std::atomic<int> finished{0};
   std::atomic<bool> any_failed{false};
@@ -258,25 +259,38 @@ int RunBatch(const std::vector<BatchItem>& items, const std::string& dir, const 
       entry.method = item.spec.method;
       entry.file = item.stem + ".json";
       const std::string path = dir + "/" + entry.file;
-      if (resume) {
-        const std::string status = ReadResultStatus(path);
-        if (!status.empty()) {
-          entry.status = status;
-          entry.message = "kept from an earlier run";
-          if (status == "failed" || status == "unstable") any_failed = true;
-          ++finished;
-          continue;
-        }
-      }
+      std::string rerun_reason;
       try {
         RunSpec spec = item.spec;
         spec.progress = true;
-        RunRecord record = Execute(spec);
+        const ResolvedRun resolved = ResolveRun(spec);
+        const std::string configuration = ConfigurationKey(DescribeRun(resolved), spec);
+        entry.configuration_hash = ConfigurationHash(configuration);
+        if (resume) {
+          // Reuse a stored result only when it was computed for exactly this configuration
+          // (not merely under this file name: the experiment may have been edited since).
+          const StoredResult stored = ReadStoredResult(path);
+          if (!stored.status.empty() && stored.configuration == configuration) {
+            entry.status = stored.status;
+            entry.message = "kept from an earlier run (same configuration)";
+            if (stored.status == "failed" || stored.status == "unstable") any_failed = true;
+            ++finished;
+            continue;
+          }
+          if (!stored.status.empty())
+            rerun_reason =
+                "rerun: " + DescribeConfigurationChange(stored.configuration, configuration);
+        }
+        RunRecord record = Execute(resolved, spec);
+        record.configuration = configuration;
         WriteRecord(record, dir, item.stem);
         entry.status = ToString(record.status);
-        entry.message = record.message;
+        entry.message = rerun_reason.empty()     ? record.message
+                        : record.message.empty() ? rerun_reason
+                                                 : rerun_reason + "; " + record.message;
         if (!Succeeded(record.status)) any_failed = true;
         records[i] = std::move(record);
+        rerun_reasons[i] = rerun_reason;
         have_record[i] = 1;
       } catch (const InputError& e) {
         entry.status = "invalid";
@@ -304,6 +318,7 @@ int RunBatch(const std::vector<BatchItem>& items, const std::string& dir, const 
   for (size_t i = 0; i < items.size(); ++i) {
     if (have_record[i]) {
       PrintTableRow(records[i]);
+      if (!rerun_reasons[i].empty()) std::printf("    -> %s\n", rerun_reasons[i].c_str());
     } else {
       std::printf("%-22s %-15s %-14s %s\n", index[i].problem.c_str(), index[i].method.c_str(),
                   index[i].status.c_str(), index[i].message.c_str());

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include <atomic>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -143,6 +144,10 @@ std::string RunRecordToJson(const RunRecord& r, const std::string& series_file) 
     j["final_state"] = nullptr;
   }
   j["series"] = series_file.empty() ? json(nullptr) : json(series_file);
+  if (!r.configuration.empty()) {
+    j["configuration"] = json::parse(r.configuration);
+    j["configuration_hash"] = ConfigurationHash(r.configuration);
+  }
   return j.dump(2) + "\n";
 }
 
@@ -214,6 +219,7 @@ std::string IndexToJson(const std::string& name, const std::vector<IndexEntry>& 
                     {"problem", e.problem},
                     {"method", e.method},
                     {"status", e.status},
+                    {"configuration_hash", e.configuration_hash},
                     {"message", e.message}});
   json j = {{"schema", kIndexSchema}, {"name", name}, {"context", ContextJson()}, {"runs", runs}};
   return j.dump(2) + "\n";
@@ -236,6 +242,72 @@ void WriteFileAtomically(const std::string& path, const std::string& text) {
     std::remove(temp.c_str());
     throw std::runtime_error("cannot rename " + temp + " to " + path);
   }
+}
+
+namespace {
+
+std::string HashHex(const std::string& bytes) {
+  std::uint64_t h = 14695981039346656037ull;  // FNV-1a, 64 bit
+  for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return hex;
+}
+
+json OptionalJson(const std::optional<double>& x) { return x ? json(*x) : json(nullptr); }
+
+}  // namespace
+
+std::string ConfigurationHash(const std::string& key) { return HashHex(key); }
+
+std::string ConfigurationKey(const RunRecord& d, const RunSpec& spec) {
+  json problem = {{"id", d.problem_id}, {"parameters", d.problem_parameters}};
+  if (!spec.model_file.empty()) {  // the file's content is an input, not only its name
+    std::ifstream in(spec.model_file, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    problem["model_file_hash"] = HashHex(text.str());
+  }
+  const json key = {{"problem", problem},
+                    {"method", {{"id", d.method_id}, {"parameters", d.method_parameters}}},
+                    {"settings",
+                     {{"h", OptionalJson(d.h)},
+                      {"rtol", OptionalJson(d.rtol)},
+                      {"atol", OptionalJson(d.atol)},
+                      {"t_end", d.t_end}}},
+                    {"series", spec.series},
+                    {"repeats", spec.repeats}};
+  return key.dump();  // nlohmann's object keeps its keys sorted: a canonical text
+}
+
+StoredResult ReadStoredResult(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return {};
+  try {
+    const json j = json::parse(in);
+    if (j.value("schema", "") != kResultSchema) return {};
+    StoredResult r;
+    r.status = j.value("status", "");
+    if (j.contains("configuration")) r.configuration = j.at("configuration").dump();
+    return r;
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
+std::string DescribeConfigurationChange(const std::string& stored, const std::string& wanted) {
+  if (stored.empty()) return "the stored result records no configuration";
+  std::string change;
+  const json diff = json::diff(json::parse(stored), json::parse(wanted));
+  const json old_values = json::parse(stored);
+  for (const auto& op : diff) {
+    const std::string path = op.at("path").get<std::string>();
+    const json::json_pointer pointer(path);
+    const std::string before = old_values.contains(pointer) ? old_values.at(pointer).dump() : "-";
+    const std::string after = op.contains("value") ? op.at("value").dump() : "-";
+    change += (change.empty() ? "" : ", ") + path.substr(1) + ": " + before + " -> " + after;
+  }
+  return change.empty() ? "unchanged" : change;
 }
 
 std::string ReadResultStatus(const std::string& path) {

@@ -81,13 +81,45 @@ TEST_CASE("two sweeps on one --out run every run once and leave one complete ind
     REQUIRE(index.at("runs").size() == 3);
     for (const auto& run : index.at("runs")) {
       CHECK(run.at("status") == "ok");
-      CHECK(run.at("message") == "kept from an earlier run");
+      CHECK(run.at("message") == "kept from an earlier run (same configuration)");
     }
     int leftovers = 0;
     for (const auto& e : fs::directory_iterator(out))
       if (e.path().string().find(".tmp") != std::string::npos) ++leftovers;
     CHECK(leftovers == 0);
   }
+}
+
+TEST_CASE("an edited sweep reruns exactly the runs whose configuration changed", "[cli][output]") {
+  const fs::path dir = ScratchDirectory("edited");
+  const std::string file = (dir / "sweep.json").string(), out = (dir / "out").string();
+  auto write_sweep = [&](const std::string& steps) {
+    WriteText(file, R"({"name": "edited", "repeats": 0, "matrix": {"problems": ["planar_pendulum"],
+        "methods": ["odeint-rk4"], "set": {"h": [)" +
+                        steps + "]}}}");
+  };
+  auto messages = [&] {
+    std::vector<std::string> m;
+    const json index = json::parse(std::ifstream(out + "/index.json"));  // outlives the loop
+    for (const auto& run : index.at("runs")) m.push_back(run.at("message"));
+    return m;
+  };
+  write_sweep("4e-3, 2e-3");
+  REQUIRE(RunCli({"sweep", file, "--out", out}) == 0);
+  write_sweep("1e-3, 2e-3");  // the first run's step changed, the second's did not
+  REQUIRE(RunCli({"sweep", file, "--out", out}) == 0);
+  const auto m = messages();
+  REQUIRE(m.size() == 2);
+  CHECK_THAT(m[0], Catch::Contains("rerun") && Catch::Contains("0.004 -> 0.001"));
+  CHECK(m[1] == "kept from an earlier run (same configuration)");
+  const json first = json::parse(std::ifstream(out + "/0000_planar_pendulum_odeint-rk4.json"));
+  CHECK(first.at("settings").at("h") == 1e-3);  // the stored file holds what was asked now
+  CHECK(first.at("configuration").at("settings").at("h") == 1e-3);
+  // A different problem parameter is a different configuration too.
+  WriteText(file, R"({"name": "edited", "repeats": 0, "matrix": {"problems": ["planar_pendulum"],
+      "methods": ["odeint-rk4"], "param": {"length": 2}, "set": {"h": [1e-3, 2e-3]}}})");
+  REQUIRE(RunCli({"sweep", file, "--out", out}) == 0);
+  for (const auto& message : messages()) CHECK_THAT(message, Catch::Contains("length"));
 }
 
 }  // namespace mbb
