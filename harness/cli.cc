@@ -255,7 +255,7 @@ int RunBatch(const std::vector<BatchItem>& items, const std::string& dir, const 
     for (size_t i = next++; i < items.size(); i = next++) {
       const BatchItem& item = items[i];
       IndexEntry& entry = index[i];
-      entry.problem = item.spec.problem;
+      entry.problem = item.spec.model_file.empty() ? item.spec.problem : item.spec.model_file;
       entry.method = item.spec.method;
       entry.file = item.stem + ".json";
       const std::string path = dir + "/" + entry.file;
@@ -395,7 +395,9 @@ int CmdStability(const CommonOptions& common, StabilityOptions s) {
 }
 
 int CmdSweep(const std::string& file, const std::string& jobs_text, const std::string& shard_text,
-             std::string out, bool force) {
+             std::string out, bool force, const std::string& max_runs_text) {
+  const size_t max_runs =
+      max_runs_text.empty() ? kDefaultMaxRuns : Count(max_runs_text, "--max-runs", 1, 100'000'000);
   const int jobs = jobs_text.empty() ? 1 : Count(jobs_text, "--jobs", 1, kMaxJobs);
   int shard = 0, shards = 1;
   if (!shard_text.empty()) {
@@ -404,7 +406,7 @@ int CmdSweep(const std::string& file, const std::string& jobs_text, const std::s
     shards = Count(shard_text.substr(slash + 1), "--shard N", 1, 1'000'000);
     shard = Count(shard_text.substr(0, slash), "--shard K", 0, shards - 1);
   }
-  const SweepFile sweep = ReadSweepFile(file);
+  const SweepFile sweep = ReadSweepFile(file, max_runs);
   std::vector<BatchItem> items;
   for (size_t i = 0; i < sweep.items.size(); ++i) {
     if (static_cast<int>(i % shards) != shard) continue;  // deterministic slice
@@ -669,7 +671,7 @@ int RunCli(const std::vector<std::string>& argv) {
   stability->add_option("--bound", bound, "bound of the bound criterion");
   stability->add_option("--precision", precision, "relative precision of the bisection");
 
-  std::string sweep_file, sweep_jobs, shard, sweep_out;
+  std::string sweep_file, sweep_jobs, shard, sweep_out, max_runs;
   bool force = false;
   CLI::App* sweep = app.add_subcommand("sweep", "run every run of an experiment file");
   sweep->add_option("experiment", sweep_file, "experiment JSON file")->required();
@@ -678,6 +680,8 @@ int RunCli(const std::vector<std::string>& argv) {
       ->type_name("K/N");
   sweep->add_option("--out", sweep_out, "result directory (default results/<name>)");
   sweep->add_flag("--force", force, "rerun runs whose results exist");
+  sweep->add_option("--max-runs", max_runs, "refuse an experiment of more runs (default 10000)")
+      ->type_name("N");
 
   CheckOptions check_options;
   CLI::App* check = app.add_subcommand(
@@ -743,7 +747,7 @@ int RunCli(const std::vector<std::string>& argv) {
         stability_search.relative_precision = Number(precision, "--precision");
       return CmdStability(stability_options, stability_search);
     }
-    if (sweep->parsed()) return CmdSweep(sweep_file, sweep_jobs, shard, sweep_out, force);
+    if (sweep->parsed()) return CmdSweep(sweep_file, sweep_jobs, shard, sweep_out, force, max_runs);
     if (check->parsed()) return CmdCheck(check_options);
     if (figures->parsed()) return CmdFigures(paper);
     if (report->parsed()) return CmdReport(report_dir);

@@ -93,7 +93,11 @@ struct SweepFile {
   std::string name;
   std::vector<SweepItem> items;
 };
-/// Parses an experiment file; throws InputError naming the file and the key on bad input.
-SweepFile ReadSweepFile(const std::string& path);
+/// Default limit on the runs of one experiment (`sweep --max-runs` raises it).
+inline constexpr size_t kDefaultMaxRuns = 10000;
+/// Parses an experiment file (format: docs/experiments.md); throws InputError naming the
+/// file and the key on bad input, and before expanding anything when it would have more than
+/// `max_runs` runs.
+SweepFile ReadSweepFile(const std::string& path, size_t max_runs = kDefaultMaxRuns);
 
 }  // namespace mbb
