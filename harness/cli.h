@@ -1,4 +1,4 @@
-// The mbbench command line (DESIGN.md "CLI"): list, run, stability, sweep.
+// The mbbench command line (docs/design.md "CLI"): list, run, stability, sweep.
 // Exit codes: 0 ok, 1 a run failed or was unstable, 2 bad usage or bad input.
 #pragma once
 

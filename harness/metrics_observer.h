@@ -1,4 +1,4 @@
-// The observer that turns accepted steps into the metrics of DESIGN.md: constraint
+// The observer that turns accepted steps into the metrics of docs/design.md: constraint
 // residuals at position, velocity and acceleration level, the energy balance
 // E(t) - E(0) - W_ext(t) (W_ext = integral of the applied power, Simpson's rule over the
 // accepted steps), error against a reference, multipliers, outputs and final state at

@@ -63,7 +63,7 @@ std::string PlotWorkPrecision(const std::string& dir, const std::string& problem
      << "set ylabel 'max relative position error'\nset title '" << problem
      << ": work-precision'\nset key outside\nplot " << plot << "\n";
   gp.close();
-  // gnuplot-iostream would die by SIGPIPE without gnuplot (TOOLCHAIN.md trap 3): run the
+  // gnuplot-iostream would die by SIGPIPE without gnuplot (docs/toolchain.md trap 3): run the
   // script file instead and check the output exists.
   const std::string command = "gnuplot '" + script + "' >/dev/null 2>&1";
   if (std::system(command.c_str()) != 0 || !fs::exists(dir + "/" + png)) return "";

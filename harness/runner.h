@@ -1,6 +1,6 @@
 // The experiment runner: builds the problem and the method from names and parameters,
 // checks applicability, runs once instrumented (metrics; also the warm-up) and then k
-// timed repeats with a null observer (DESIGN.md timing protocol).
+// timed repeats with a null observer (docs/design.md timing protocol).
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-// Stability-limit search (DESIGN.md): the largest fixed step h for which a run over the
+// Stability-limit search (docs/design.md): the largest fixed step h for which a run over the
 // horizon stays bounded, found by a geometric scan (factor 2 from h_min) for the first
 // unstable step and then bisection to a relative precision.
 //

@@ -1,4 +1,4 @@
-// Consistent initial conditions (DESIGN.md): checks Phi(t0, q0) = 0 and
+// Consistent initial conditions (docs/design.md): checks Phi(t0, q0) = 0 and
 // Phi_q v0 + Phi_t = 0; projects an inconsistent state with a warning recorded in the
 // problem (and so in every result), and refuses a state it cannot make consistent.
 #pragma once

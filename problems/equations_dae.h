@@ -1,6 +1,6 @@
 // Turns one templated set of equations into a MechanicalDae, deriving every derivative by
 // forward-mode automatic differentiation (dual.h). This is the "one source of truth per
-// problem" of DESIGN.md: a problem writes Phi, M, V and its forces once.
+// problem" of docs/design.md: a problem writes Phi, M, V and its forces once.
 //
 // An Equations type provides
 //   int num_coordinates() const;  int num_constraints() const;

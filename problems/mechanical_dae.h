@@ -1,5 +1,5 @@
 // The mechanical DAE in redundant coordinates: the contract every general method consumes
-// (DESIGN.md, "core contracts"; symbols as in docs/notation.md).
+// (docs/design.md, "core contracts"; symbols as in docs/notation.md).
 //
 //   q' = v,   M(q) v' = Q(t, q, v) - Phi_q(t, q)^T lambda,   Phi(t, q) = 0          (1)
 //

@@ -14,7 +14,7 @@
 namespace mbb {
 
 /// Residuals of the initial state (max norms): as stated by the source or model file, and
-/// after assembly/projection (what the methods start from). Issue 3 item 3.
+/// after assembly/projection (what the methods start from), reported in every result.
 struct InitialResiduals {
   bool recorded = false;  // false until CheckInitialConditions (or the model assembly) ran
   double position_stated = 0.0, position = 0.0;  // |Phi(t0, q0)|_inf
@@ -43,7 +43,7 @@ struct Problem {
   double h_default = 1e-3;  // fixed step used by fixed-step methods unless --set h
   Vector q0, v0;            // consistent initial state
 
-  /// Named outputs of the source's plots (PROBLEMS.md "Output names").
+  /// Named outputs of the source's plots (docs/problems.md, "Output names": a contract).
   std::vector<std::string> output_names;
   std::function<void(double t, const Vector& q, const Vector& v, Vector& out)> calc_outputs;
   /// Per output: the period of an angle the harness unwraps along a run (continuous, as the

@@ -14,7 +14,7 @@
 //
 // This is the solution on the branch the mechanism starts on. At the singular positions
 // (cranks horizontal) a numerical run can switch to a folded branch and still conserve
-// energy (PROBLEMS.md): the error against this reference is what detects it.
+// energy (docs/problems.md): the error against this reference is what detects it.
 #include <boost/math/special_functions/ellint_1.hpp>
 #include <boost/math/special_functions/jacobi_elliptic.hpp>
 #include <cmath>

@@ -1,6 +1,6 @@
 // Published reference for andrews_squeezer: the Test Set for IVP Solvers value of y(0.03)
 // (positions y1..y7), computed with PSIDE, rtol = atol = 1e-14 on a Cray C90 (provenance
-// in ../shared/data/andrews/README.md s2.6, copied to reference/andrews_squeezer/README.md).
+// in reference/andrews_squeezer/source.md s2.6 and README.md, with the copied numbers).
 // That reference lies on the constraint manifold but equals the true trajectory at about
 // t = 0.03 + 1.0e-12 s (README s2.6: independent RK4 runs with 48000/96000 steps), so it
 // supports positions to about 1e-9 relative: we claim 9 digits.
@@ -17,7 +17,7 @@ std::optional<Reference> AndrewsReference(const Problem& problem) {
   ref.id = "andrews_squeezer/ivp_testset_pside";
   ref.provenance =
       "Test Set for IVP Solvers, problem andrews, y(0.03) by PSIDE rtol=atol=1e-14 (Cray C90); "
-      "phase error ~1e-12 s, positions good to ~1e-9 relative (data/andrews/README.md s2.6)";
+      "phase error ~1e-12 s, positions to ~1e-9 relative (reference/andrews_squeezer/source.md)";
   ref.digits = 9.0;
   ref.t_max = 0.03;
   ref.times = {0.03};

@@ -227,7 +227,7 @@ TEST_CASE("catalogue entries built on the model layer meet their references", "[
     spec.method = "ida";
     const RunRecord r = DescribeRun(ResolveRun(spec));
     CHECK(r.m == 35);
-    CHECK(r.constraint_rank == r.m - 1);  // Grubler 0 DOF, geometry 1 DOF (PROBLEMS.md)
+    CHECK(r.constraint_rank == r.m - 1);  // Grubler 0 DOF, geometry 1 DOF (docs/problems.md)
     CHECK(r.dof == 1);
   }
   SECTION("andrews_squeezer matches the test-set reference to 8 digits") {
@@ -239,8 +239,8 @@ TEST_CASE("catalogue entries built on the model layer meet their references", "[
     REQUIRE(r.status == RunStatus::kOk);
     REQUIRE(r.metrics.error);
     CHECK(r.metrics.error->compared_samples == 1);
-    // Issue 3 acceptance: >= 8 significant digits against the PSIDE value (which itself
-    // supports about 9, data/andrews/README.md s2.6).
+    // At least 8 significant digits against the PSIDE value (which itself
+    // supports about 9, reference/andrews_squeezer/source.md s2.6).
     CHECK(r.metrics.error->scd >= 8.0);
   }
 }
@@ -276,7 +276,7 @@ TEST_CASE("the parallelogram-chain closed form is a solution of the four-bar DAE
     // make the energy oscillate by O(1) J over a turn.
     INFO(id << ": energy in [" << energy_min << ", " << energy_max << "]");
     CHECK(energy_max - energy_min < 1e-6);
-    if (id == "double_four_bar") CHECK(std::abs(energy_min - 35.835) < 1e-6);  // PROBLEMS.md
+    if (id == "double_four_bar") CHECK(std::abs(energy_min - 35.835) < 1e-6);  // docs/problems.md
   }
   // omega0 = 0 is the unstable equilibrium (k = 1): no reference.
   ParameterSet still;
@@ -308,7 +308,7 @@ TEST_CASE("tangent-newmark converges to the four-bar closed form through singula
 }
 
 TEST_CASE("the model-layer Andrews squeezer agrees with the seven-angle form", "[model]") {
-  // PROBLEMS.md: the same mechanism built through the model layer (7 planar bodies, 21
+  // docs/problems.md: the same mechanism built through the model layer (7 planar bodies, 21
   // coordinates) must give the same seven angles at t = 0.03 as the test-set form.
   RecordOutputs angles, model;
   for (const char* form : {"angles", "model"}) {
@@ -325,7 +325,7 @@ TEST_CASE("the model-layer Andrews squeezer agrees with the seven-angle form", "
   for (size_t k = 0; k < angles.values.size(); ++k) {
     INFO(angles.names[k] << ": " << angles.values[k] << " vs " << model.values[k]);
     // Both at rtol 1e-10 (measured agreement 1e-11): 1e-9 relative is the reference's own
-    // digit limit (data/andrews/README.md s2.6) and what the issue asks of the two builds.
+    // digit limit (reference/andrews_squeezer/source.md s2.6); the two builds must meet it.
     CHECK(std::abs(angles.values[k] - model.values[k]) <= 1e-9 * std::abs(angles.values[k]));
   }
 }
@@ -334,7 +334,7 @@ TEST_CASE("four_bar starts on the alpha3 = +arccos branch of paper 003 eq (40)",
   const Problem p = BuildProblem("four_bar", ParameterSet());
   Vector out(3);
   p.calc_outputs(0.0, p.q0, p.v0, out);
-  const double l0 = 2.0, l1 = 0.5, l2 = 1.75, l3 = 1.25;  // PROBLEMS.md four_bar data
+  const double l0 = 2.0, l1 = 0.5, l2 = 1.75, l3 = 1.25;  // docs/problems.md four_bar data
   const double alpha3 = std::acos((l0 * l0 + l1 * l1 - l2 * l2 - l3 * l3) / (2 * l2 * l3));
   CHECK(out[0] == Approx(0.0).margin(1e-14));  // alpha1 = 0 stated
   // Assembly keeps the closed-form pose: agreement to round-off (1e-12 rad).
@@ -346,7 +346,7 @@ namespace mbb {
 
 TEST_CASE("slider_crank_3d reports the crank-revolution period of both variants",
           "[model][slider_crank]") {
-  // PROBLEMS.md states about 0.602 s (crank_com=pivot) and 0.579 s (mid) for the first
+  // docs/problems.md states about 0.602 s (crank_com=pivot) and 0.579 s (mid) for the first
   // revolution; "about" and the universal joint's open axes (0.5978 vs 0.5972 s measured
   // for the two choices) allow 1 %. Two methods must agree far closer: the period is
   // interpolated linearly between accepted steps, 1e-5 s covers that at these tolerances.

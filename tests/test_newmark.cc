@@ -1,6 +1,6 @@
 // The Newmark family of paper 001: convergence order, constraint residuals, the index-3
 // multiplier growth predicted by the Newmark recursion, and the stiff-pendulum stability
-// limits of section 3 (eqs. 11, 18, 26; REPRODUCTION.md 001).
+// limits of section 3 (eqs. 11, 18, 26; docs/reproduction.md 001).
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <vector>
@@ -110,7 +110,7 @@ TEST_CASE("newmark-index3 Fox-Goodwin multipliers grow 9.899x per step", "[newma
   // v_{n+1}/h = -2 a_n - 5 v_n/h, a matrix [[-5, -12], [-2, -5]] with eigenvalues
   // -5 +- sqrt(24); the dominant one, -(5 + sqrt(24)) = -9.899, multiplies the error in the
   // accelerations and, through M a + Phi_q^T lambda = Q, the multipliers each step
-  // (REPRODUCTION.md 001; eq. (30): omega = infinity in the constrained directions).
+  // (docs/reproduction.md 001; eq. (30): omega = infinity in the constrained directions).
   const double predicted = 5.0 + std::sqrt(24.0);
   ResolvedRun run = ResolveRun(
       Spec("stiff_pendulum", "newmark-index3", {}, {{"scheme", "fox-goodwin"}, {"h", "0.1"}}, 3.0));
@@ -141,9 +141,9 @@ TEST_CASE("stiff pendulum stability limits in minimal and tangent coordinates", 
     double predicted, tolerance;
   };
   const std::vector<Case> cases = {
-      // eq. (18): 2/omega_max = 0.6388765 s; 3 % (issue 4 acceptance).
+      // eq. (18): 2/omega_max = 0.6388765 s; accepted within 3 % (bisection to 2e-3).
       {"minimal", "central-difference-minimal", "", 2.0 / omega, 0.03},
-      // eq. (11)/(26) with gamma = 1/2, beta = 1/12: 0.78246 s; 1 % (issue 4 acceptance).
+      // eq. (11)/(26), gamma = 1/2, beta = 1/12: 0.78246 s; accepted within 1 % (bisection 2e-3).
       {"minimal", "newmark-minimal", "fox-goodwin", std::sqrt(6.0) / omega, 0.01},
       // Section 6: tangent Fox-Goodwin stable up to the minimal-coordinate limit; 2 %.
       {"constrained", "tangent-newmark", "fox-goodwin", std::sqrt(6.0) / omega, 0.02},
@@ -214,7 +214,7 @@ TEST_CASE("tangent-newmark Andrews squeezer: order 2 against the test-set refere
   CHECK(order > 1.8);
   CHECK(order < 2.5);
   // Paper 001 s6: error below 2.28e-6 at h = 2e-6; with order 2 at most (5e-6/2e-6)^2 times
-  // that at h = 5e-6 (the reference itself is good to ~1e-9 relative, PROBLEMS.md).
+  // that at h = 5e-6 (the reference itself is good to ~1e-9 relative, docs/problems.md).
   CHECK(errors[1] < 2.28e-6 * 6.25);
 }
 
@@ -233,7 +233,7 @@ TEST_CASE("tangent-newmark Andrews squeezer Fox-Goodwin stable at h = 5e-4 and 6
 }
 
 TEST_CASE("tangent-newmark passes the double four-bar's first singular position", "[newmark]") {
-  // The cranks are horizontal at t ~ 0.7147 s, where Phi_q loses rank (PROBLEMS.md); the
+  // The cranks are horizontal at t ~ 0.7147 s, where Phi_q loses rank (docs/problems.md); the
   // iterates there have cond(Phi_q) up to ~1e4. Before the fix the iteration failed at
   // t = 0.712 (docs/known-failures.md).
   std::vector<RunRecord> runs;
@@ -248,7 +248,7 @@ TEST_CASE("tangent-newmark passes the double four-bar's first singular position"
     CHECK(runs.back().metrics.position_residual_max < 1e4 * 1e3 * 2.2e-16);
   }
   // Same branch: the top of the left crank (outputs B0_x, B0_y) agrees between the two
-  // steps within PROBLEMS.md's 1e-2 m; a switch to the folded branch at the singular
+  // steps within the 1e-2 m of docs/problems.md; a switch to the folded branch at the singular
   // position would leave crank 1 horizontal, about 1 m away.
   CHECK(std::hypot(runs[0].outputs[0] - runs[1].outputs[0],
                    runs[0].outputs[1] - runs[1].outputs[1]) < 1e-2);

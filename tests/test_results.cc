@@ -116,7 +116,7 @@ TEST_CASE("a result document carries every contract key", "[results]") {
 
 TEST_CASE("a failed run is a result on disk and the exit code is 1", "[results]") {
   const fs::path dir = ScratchDir("failed");
-  // IDA on the plain index-3 form fails at the first step (TOOLCHAIN.md trap 4).
+  // IDA on the plain index-3 form fails at the first step (docs/toolchain.md trap 4).
   const int code = RunCli({"run", "-p", "planar_pendulum", "-m", "ida", "--set",
                            "formulation=index3", "--out", dir.string(), "--repeats", "0"});
   CHECK(code == 1);

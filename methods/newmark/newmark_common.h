@@ -8,7 +8,7 @@
 // The linear stability limit of eq. (26) (eq. (11) for several frequencies; the paper's
 // text cites eq. (10) by mistake) is h <= (1/omega_max) sqrt(1 / (gamma/2 - beta)); the
 // scheme is unconditionally stable for gamma >= 1/2 and beta >= gamma/2 (the paper's
-// condition beta > 0.5 alpha, with the inequality sign fixed as REPRODUCTION.md notes).
+// condition beta > 0.5 alpha, non-strict as docs/reproduction.md, 001, notes).
 #pragma once
 
 #include <limits>

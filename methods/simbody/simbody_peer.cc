@@ -9,7 +9,7 @@
 // in Simbody's joint coordinates.) Simbody's frame: the motion is in its X-Y plane with
 // gravity along -Y; the mappings below rotate to each problem's axes.
 //
-// This translation unit is compiled with -UNDEBUG (TOOLCHAIN.md trap 1: Debian built Simbody
+// This translation unit is compiled with -UNDEBUG (docs/toolchain.md trap 1: Debian built Simbody
 // without NDEBUG, and a header class changes layout with it).
 #include "methods/simbody/simbody_peer.h"
 

@@ -8,7 +8,7 @@
 // ARKStepReset, which keeps the step size) and Baumgarte off. Projection keeps the order of
 // the method and needs no tuning; Baumgarte gains are problem dependent and, for the
 // explicit method, add stiffness, so they are available but off (docs/methods.md).
-// All ARKODE calls sit in this file (7.x renames them to ARKode*: TOOLCHAIN.md trap 5).
+// All ARKODE calls sit in this file (7.x renames them to ARKode*: docs/toolchain.md trap 5).
 #include <arkode/arkode_arkstep.h>
 #include <sunlinsol/sunlinsol_dense.h>
 #include <sunmatrix/sunmatrix_dense.h>

@@ -4,7 +4,7 @@
 //                     q' = v - Phi_q^T mu,  M v' = Q - Phi_q^T lambda,
 //                     Phi_q v + Phi_t = 0,  Phi = 0;   unknowns [q, v, lambda, mu]
 //   index3            q' = v,  M v' = Q - Phi_q^T lambda,  Phi = 0
-//                     (known to stall: TOOLCHAIN.md trap 4; recorded as a result)
+//                     (known to stall: docs/toolchain.md trap 4; recorded as a result)
 //   index1            q' = v,  M v' = Q - Phi_q^T lambda,  Phi_q v' = gamma  (drifts)
 // Multipliers are algebraic and excluded from the error test (IDASetSuppressAlg). Dense
 // direct linear solver with IDA's difference-quotient Jacobian.
@@ -174,7 +174,7 @@ class IdaMethod final : public Method {
         check(IDASetMaxOrd(mem, max_order_), "IDASetMaxOrd") &&
         check(IDASetMaxNumSteps(mem, settings.max_steps), "IDASetMaxNumSteps") &&
         // A step below 1e-12 of the horizon is a stall (the index-3 form does this,
-        // TOOLCHAIN.md trap 4): fail it rather than crawl.
+        // docs/toolchain.md trap 4): fail it rather than crawl.
         check(IDASetMinStep(mem, 1e-12 * (settings.t_end - settings.t0)), "IDASetMinStep");
     if (!ok) {
       cleanup();

@@ -1,6 +1,6 @@
 // Shared SUNDIALS plumbing for the IDA and ARKODE adapters: an RAII context, N_Vector
 // access, and the one place that turns a SUNDIALS error message into a run message
-// (SUNDIALS 6.4 API; TOOLCHAIN.md trap 5).
+// (SUNDIALS 6.4 API; docs/toolchain.md trap 5).
 #pragma once
 
 #include <nvector/nvector_serial.h>

@@ -1,7 +1,7 @@
 // Andrews' squeezing mechanism in the seven relative angles of the Test Set for IVP
 // Solvers (problem "andrews"; Hairer & Wanner, Solving ODEs II, sec. VII.7; cited as the
-// IFToMM/test-set problem in paper 001 s6). Transcribed from ../shared/data/andrews/
-// README.md sections 2.3-2.5: q = (beta, Theta, gamma, Phi, delta, Omega, epsilon),
+// IFToMM/test-set problem in paper 001 s6). Transcribed from reference/andrews_squeezer/
+// source.md sections 2.3-2.5: q = (beta, Theta, gamma, Phi, delta, Omega, epsilon),
 //   M(q) q'' = f(q, q') - G(q)^T lambda,   g(q) = 0 (6 constraints),
 // with the 42 parameters of section 2.3 and the consistent initial values of section 2.5.
 // Split of f (section 2.4) over the EquationsDae interface:
@@ -10,7 +10,7 @@
 //   quadratic-velocity terms of f1, f2, f4..f7 (VelocityForces).
 // No gravity. End time 0.03 s. The reference at t = 0.03 is in reference/andrews_squeezer.
 //
-// `form = model` builds the same mechanism through the model layer (PROBLEMS.md): 7 planar
+// `form = model` builds the same mechanism through the model layer (docs/problems.md): 7 planar
 // bodies in (x, y, theta), 10 revolute joints, the spring C-D, the torque on the crank.
 // Body geometry read off the test-set equations: absolute angles theta = (beta,
 // beta + Theta, gamma, Phi + delta, delta, Omega + epsilon, epsilon); crank about O = 0

@@ -1,5 +1,5 @@
 // Bricard mechanism (IFToMM / MBSBenchmark A04; paper 001 s7) through the model layer,
-// spatial Euler-parameter formulation (paper 000 eq 61). PROBLEMS.md: five bars 1 m, 1 kg,
+// spatial Euler-parameter formulation (paper 000 eq 61). docs/problems.md: five bars 1 m, 1 kg,
 // square section 0.1 x 0.1 m (axial inertia m (b^2 + c^2)/12, transverse m (L^2 + b^2)/12);
 // the ground is the sixth link. Revolute joints J1 (0,0,0) axis y; J2 (1,0,0) axis z;
 // J3 (1,-1,0) axis x; J4 (1,-1,1) axis y; J5 (0,-1,1) axis z; J6 (0,0,1) axis x (to

@@ -1,5 +1,5 @@
 // Double four-bar (IFToMM benchmark, N four-bar with N = 2; paper 001 s7) through the
-// model layer, planar (x, y, theta) formulation. PROBLEMS.md: five uniform bars of 1 m and
+// model layer, planar (x, y, theta) formulation. docs/problems.md: five uniform bars of 1 m and
 // 1 kg (J = 1/12 kg m^2), revolute joints at every bar end; ground pivots (0,0), (1,0),
 // (2,0); cranks vertical up to (0,1), (1,1), (2,1); couplers (0,1)-(1,1), (1,1)-(2,1);
 // g = 9.81 along -y; every crank omega = -1 rad/s (top of the left crank moves at +1 m/s

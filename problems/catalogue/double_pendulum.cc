@@ -1,6 +1,6 @@
 // Double pendulum with torsional spring-dampers in both revolute joints: paper 001,
 // section 6 (Negrut's example, Figs 14-22). Negrut's data are not given in paper 001 or any
-// source we could reach; PROBLEMS.md fixes the substitute used here: two uniform bars,
+// source we could reach; docs/problems.md fixes the substitute used here: two uniform bars,
 // L = 1 m, m = 1 kg, J = m L^2/12 about the centre; torsional springs k = 10 N m/rad and
 // dampers c = 0.1 N m s/rad in both joints, at rest when the links hang straight down;
 // g = 9.81 along -y; both links start horizontal, at rest; 10 s.
@@ -11,7 +11,7 @@
 //   r1 - (L/2) u(th1) = 0,   r2 - (L/2) u(th2) - r1 - (L/2) u(th1) = 0.
 // The spring-damper torques are applied forces (their power enters the energy balance);
 // the joint-2 torque acts with opposite signs on the two links. Parameter `k` selects the
-// stiffness (PROBLEMS.md suggests also a stiff variant, k of order 1e5 N m/rad).
+// stiffness (docs/problems.md: also a stiff variant, k of order 1e5 N m/rad).
 #include "problems/catalogue/catalogue_entries.h"
 #include "problems/equations_dae.h"
 
@@ -86,7 +86,7 @@ Problem Build(const ParameterSet& p) {
 ProblemEntry DoublePendulumEntry() {
   return {"double_pendulum",
           "two bars with torsional spring-dampers in both revolute joints, planar bodies",
-          "001 s6 (Negrut; data: PROBLEMS.md substitute)",
+          "001 s6 (Negrut; data: docs/problems.md substitute)",
           {{"mass", "1", "mass of each bar, kg", {}},
            {"length", "1", "length of each bar, m", {}},
            {"g", "9.81", "gravity along -y, m/s^2", {}},

@@ -1,9 +1,9 @@
-// Stiff flyball governor (IFToMM / MBSBenchmark A05, M. Gonzalez 2005; PROBLEMS.md
+// Stiff flyball governor (IFToMM / MBSBenchmark A05, M. Gonzalez 2005; docs/problems.md
 // "flyball_governor"; mentioned in paper 001 s7 as "not stiff in the sense of numerical
 // integration") through the model layer, spatial Euler-parameter formulation (paper 000
 // eq 61).
 //
-// Data (PROBLEMS.md): shaft 1 x 0.01 x 0.01 m, density 3000 (0.3 kg), revolute to ground
+// Data (docs/problems.md): shaft 1 x 0.01 x 0.01 m, density 3000 (0.3 kg), revolute to ground
 // about z; slider cube 0.1 m (3 kg), prismatic along the shaft; two rods 1 x 0.01 x 0.01 m
 // (0.3 kg) hinged at (+-0.05, 0, 1) with axes normal to the x-z plane (y); 5 kg point masses
 // at the rod ends; translational spring-dampers from the slider points (+-0.05, 0, s) to the
@@ -68,7 +68,7 @@ Problem Build(const ParameterSet& p) {
 
   ModelDescription m;
   m.title = "stiff flyball governor";
-  m.source = "IFToMM A05 (PROBLEMS.md)";
+  m.source = "IFToMM A05 (docs/problems.md)";
   m.dimension = 3;
 
   BodyDescription shaft;

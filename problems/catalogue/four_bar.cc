@@ -1,5 +1,5 @@
 // Planar four-bar of paper 003 s6 through the model layer, planar (x, y, theta)
-// formulation. The paper gives no link data; PROBLEMS.md fixes: O1 = (0,0), O4 = (l0,0),
+// formulation. The paper gives no link data; docs/problems.md fixes: O1 = (0,0), O4 = (l0,0),
 // y up; l0 = 2.0, l1 = 0.5, l2 = 1.75, l3 = 1.25 m (Grashof crank-rocker); uniform bars of
 // 1 kg/m (m = 0.5, 1.75, 1.25 kg, J = m l^2/12); assembly branch alpha3 = +arccos in (40);
 // g = 9.81 along -y; start at alpha1 = 0 with alpha1' = 5 rad/s; 3 s.

@@ -1,4 +1,4 @@
-// N four-bar chain (IFToMM A02; PROBLEMS.md "beyond the papers", for scale): N + 1 vertical
+// N four-bar chain (IFToMM A02; docs/problems.md "Catalogue", for scale): N + 1 vertical
 // cranks of 1 m joined by N couplers, the double four-bar's data (double_four_bar.cc) with
 // N windows. A02 uses N = 40 (243 coordinates); the default is N = 4 (27 coordinates) so
 // that the default catalogue stays quick with the suite's dense linear algebra: pass

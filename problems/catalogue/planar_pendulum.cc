@@ -1,5 +1,5 @@
 // Planar point-mass pendulum in Cartesian coordinates (x, z): paper 000, section 3.1,
-// eq. (30). Gravity along -z. The paper leaves M and l free; PROBLEMS.md fixes M = 1 kg,
+// eq. (30). Gravity along -z. The paper leaves M and l free; docs/problems.md fixes M = 1 kg,
 // l = 1 m, g = 9.81, start horizontal at rest (x = l, z = 0), 10 s.
 #include "problems/catalogue/catalogue_entries.h"
 #include "problems/equations_dae.h"

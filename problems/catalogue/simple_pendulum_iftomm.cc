@@ -1,4 +1,4 @@
-// IFToMM simple pendulum (PROBLEMS.md): point mass 1 kg on a massless 1 m link, revolute
+// IFToMM simple pendulum (docs/problems.md): point mass 1 kg on a massless 1 m link, revolute
 // to ground at the origin, g = 9.81 along -y, starts horizontal at rest at x = -1, 10 s.
 // Model layer: a planar point mass with a distance joint to the ground pivot.
 #include "problems/catalogue/catalogue_entries.h"

@@ -1,7 +1,7 @@
 // Spatial slider-crank (IFToMM statement, Masoudi 2013, after Haug 1989; paper 000 s3.2)
 // through the model layer, Euler-parameter formulation (paper 000 eq 61): 3 bodies,
 // 21 coordinates, 20 constraints (revolute 5, spherical 3, universal 4, prismatic 5,
-// 3 normalisations), 1 DOF. PROBLEMS.md: crank AB 0.08 m, rod BC 0.3 m; revolute A at
+// 3 normalisations), 1 DOF. docs/problems.md: crank AB 0.08 m, rod BC 0.3 m; revolute A at
 // (0, 0.1, 0.12) about X; spherical at B; universal at C; slider prismatic along X;
 // theta = 0 with the crank vertical (B = A + (0, 0, 0.08)), theta' = 6 rad/s about +X, so
 // C0 = (0.2, 0, 0) and the slider starts at 0.24 m/s. m_crank = 0.12, m_rod = 0.5,
@@ -12,7 +12,7 @@
 // Choices the statement leaves open (documented): the universal joint's cross axes are Y
 // on the slider and, on the rod, the direction perpendicular to Y and to the rod at the
 // start; the rod's body y axis is its long axis. Measured crank-revolution periods (ida,
-// rtol 1e-10): pivot 0.5978 s, mid 0.5754 s (PROBLEMS.md: about 0.602 and 0.579); with
+// rtol 1e-10): pivot 0.5978 s, mid 0.5754 s (docs/problems.md: about 0.602 and 0.579); with
 // the cross axis Z on the slider instead: 0.5972 s and 0.5749 s.
 #include "problems/catalogue/catalogue_entries.h"
 #include "problems/catalogue/model_helpers.h"
@@ -97,7 +97,7 @@ Problem Build(const ParameterSet& p) {
   m.h_default = 1e-4;
   m.default_methods = {"ida", "odeint-dopri5"};
   Problem problem = BuildModelProblem(m, "slider_crank_3d");
-  problem.revolution_output = "crank_angle";  // issue 3: the crank-revolution period
+  problem.revolution_output = "crank_angle";  // metrics.revolution_period_s
   return problem;
 }
 

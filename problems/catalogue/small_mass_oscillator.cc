@@ -1,11 +1,11 @@
 // Small mass oscillator of paper 004 s2.2, eq (5): masses m1 (small) and m2 on the x axis,
 // spring-damper (c1, d1) from the reference to m1, (c2, d2) between m1 and m2, force F(t)
-// on m1. Data (PROBLEMS.md): m2 = 1, c1 = c2 = 1, d1 = d2 = 1e-5, F(t) = 1 - cos t,
+// on m1. Data (docs/problems.md): m2 = 1, c1 = c2 = 1, d1 = d2 = 1e-5, F(t) = 1 - cos t,
 // 10 s, at rest at t = 0; m1 a parameter (default 1e-3).
 // Model layer, planar: two point masses with y held at 0 by drivers; the springs are
 // translational spring-dampers of rest length 10 anchored 10 m apart, so p1 = x1 and
 // p2 = x2 - 10 are the displacements of eq (5). The m1 = 0 limit, eq (6), is a different
-// (first-order) model: it is refused here (paper 004's recursive formalism issue adds it).
+// (first-order) model: it is refused here (it belongs to paper 004's recursive formalism).
 #include "problems/catalogue/catalogue_entries.h"
 #include "problems/catalogue/model_helpers.h"
 #include "problems/model/model_problem.h"

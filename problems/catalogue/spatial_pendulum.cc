@@ -1,6 +1,6 @@
 // Spherical point-mass pendulum in Cartesian coordinates (x, y, z): paper 000, section 3.3,
 // eq. (49). M = 1 kg, l = 0.08 m, r0 = [0.08, 0, 0] m, v0 = [0, 0.7895, 0] m/s, g = 9.81
-// along -z (paper text and REPRODUCTION.md). Horizon 10 s, h = 1e-3 as in the paper.
+// along -z (paper text; docs/reproduction.md, 000). Horizon 10 s, h = 1e-3 as in the paper.
 #include "problems/catalogue/catalogue_entries.h"
 #include "problems/equations_dae.h"
 

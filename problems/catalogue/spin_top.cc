@@ -12,7 +12,7 @@
 // Lagrange's equations for T = 2 e'^T E^T J E e' it is 8 E'^T J E e' = 4 E'^T J omega'
 // (E' = E(e'), since E is linear in e and E(e) e' = -E(e') e), which is what we implement.
 //
-// Data (paper and REPRODUCTION.md / PROBLEMS.md): m = 30 kg, J = diag(90, 90, 30) kg m^2,
+// Data (paper; docs/reproduction.md, docs/problems.md): m = 30 kg, J = diag(90, 90, 30) kg m^2,
 // g = 9.81 m/s^2 along -z, e0 = (1, 0, 0, 0), omega0 = (0.1, 0.1, 0.3) rad/s, r'0 = 0, h = 1e-4.
 // r0 = (0, -1, 0) is read as the tip position: then the centre of mass starts at (0, -1, 1)
 // and c = 0 (read as the centre of mass, c = 1). e'0 = 1/2 E(e0)^T omega0 as the paper says.

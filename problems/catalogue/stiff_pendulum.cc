@@ -98,7 +98,7 @@ Problem Build(const ParameterSet& p) {
     problem.q0 << data.length * std::sin(theta0), -data.length * std::cos(theta0), theta0;
     problem.v0 = Vector::Zero(3);
   }
-  // One period of the torque: the horizon of the stability study (REPRODUCTION.md 001).
+  // One period of the torque: the horizon of the stability study (docs/reproduction.md, 001).
   problem.t_end = 2.0 * M_PI / data.torque_frequency;
   problem.h_default = 0.01;
   // Static deflection T0 / (m g L): the amplitude the forced response follows.

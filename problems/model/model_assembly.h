@@ -1,4 +1,4 @@
-// Consistent initial conditions for a model (DESIGN.md): the model states what its source
+// Consistent initial conditions for a model (docs/design.md): the model states what its source
 // states (held values, ModelDescription bodies' `hold`); the layer
 //   positions:  Newton (Gauss-Newton with minimum-norm steps, rank-revealing) on
 //               [Phi(t0, q); H_q (q - q_stated)] = 0,

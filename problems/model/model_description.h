@@ -1,4 +1,4 @@
-// A multibody model described as data (DESIGN.md "model layer"): bodies, joints, force
+// A multibody model described as data (docs/design.md "model layer"): bodies, joints, force
 // elements, driving constraints, initial conditions and metadata. Plain structs, no
 // equations: a formulation (planar_formulation.h, spatial_formulation.h) turns a model
 // into a MechanicalDae, and model_problem.h into a catalogue Problem. The JSON reader

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Paper 001, double pendulum (section 6, Figs 15-22; PROBLEMS.md substitute data): time
+# Paper 001, double pendulum (section 6, Figs 15-22; docs/problems.md substitute data): time
 # series of the classical index-3 Newmark runs and of tangent Fox-Goodwin, and a Markdown
 # summary in results/figures/001/double_pendulum.md. Usage:
 # scripts/figures/paper001_double_pendulum.sh
@@ -25,7 +25,7 @@ def load(name):
     return rec, rows
 ref_rec, ref_rows = load("fig17_tangent_fg_5e-4")
 ref = {round(float(r["t"]), 6): r for r in ref_rows}
-print("# Paper 001, double pendulum (PROBLEMS.md substitute data), 10 s\n")
+print("# Paper 001, double pendulum (docs/problems.md substitute data), 10 s\n")
 print("Reaction error: fixed-joint multipliers against tangent Fox-Goodwin h = 5e-4 at common times.\n")
 print("| run | status | last t [s] | reaction error > 1 N at [s] | max reaction error [N] | max pos/vel/acc residual | omega_max [rad/s] | h predicted (eq. 26) [s] |")
 print("|---|---|---|---|---|---|---|---|")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Paper 001, section 7 (efficiency; REPRODUCTION.md 001, PROBLEMS.md): the largest fixed step
+# Paper 001, s7 (efficiency; docs/reproduction.md, docs/problems.md): the largest fixed step
 # of `tangent-newmark` (trapezoidal and Fox-Goodwin) that keeps
 #   double_four_bar (10 s): max |E(t) - E(0)| <= 0.1 J AND the top of the left crank B0
 #                           within 1e-2 m (Euclidean) of the reference at t = 10 s,
@@ -168,7 +168,7 @@ for line in open(f"{out}/best.txt"):
     w = m["wall_time_s"]
     print(f"| {'double_four_bar' if prob == 'dfb' else 'bricard'} | {scheme} | {10/int(n):.6g} | "
           f"{m['steps']} | {w['median']:.4g} ({w['min']:.4g}-{w['max']:.4g}) | {paper[prob]} |")
-print("\nPublished IFToMM times (REPRODUCTION.md 001): double four-bar OpenSim 0.456, MBDyn 0.325, "
+print("\nPublished IFToMM times (docs/reproduction.md, 001): double four-bar OpenSim 0.456, MBDyn 0.325, "
       "DIMCD 0.0325, MBSLab 0.145 s; Bricard 0.258 and 0.125 s. Simbody 3.7 (Debian), measured by "
       "someone else on this kind of machine: 29-44 ms (double four-bar), 40-42 ms (Bricard); no "
       "Simbody model of these two exists in the suite.")

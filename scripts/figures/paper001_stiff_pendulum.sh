@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Paper 001, stiff pendulum (sections 3 and 6; REPRODUCTION.md 001): regenerates the data of
+# Paper 001, stiff pendulum (sections 3 and 6; docs/reproduction.md 001): regenerates the data of
 # Figs 3-10, 12-13 as time series, the stability limits by the growth criterion of
 # `mbbench stability` (horizon = one torque period, 62.83 s), the index-3 torque study
 # (h = 0.1 s over 600 s) and a Markdown table in results/figures/001/stability_table.md.
