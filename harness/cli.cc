@@ -236,8 +236,11 @@ struct BatchItem {
   std::string stem;
 };
 
+// Progress lines go to stderr when it is a terminal, or anywhere with --progress.
+bool ShowProgress(bool asked) { return asked || ::isatty(STDERR_FILENO); }
+
 int RunBatch(const std::vector<BatchItem>& items, const std::string& dir, const std::string& name,
-             int jobs, bool resume) {
+             int jobs, bool resume, bool progress) {
   for (const auto& item : items) RequireSafeName(item.stem, "result file name");
   PrepareOutputDirectory(dir);
   const DirectoryLock lock(dir);
@@ -262,7 +265,7 @@ int RunBatch(const std::vector<BatchItem>& items, const std::string& dir, const 
       std::string rerun_reason;
       try {
         RunSpec spec = item.spec;
-        spec.progress = true;
+        spec.progress = progress;
         const ResolvedRun resolved = ResolveRun(spec);
         const std::string configuration = ConfigurationKey(DescribeRun(resolved), spec);
         entry.configuration_hash = ConfigurationHash(configuration);
@@ -329,7 +332,7 @@ int RunBatch(const std::vector<BatchItem>& items, const std::string& dir, const 
 }
 
 int CmdRun(const CommonOptions& common, bool series, const std::string& repeats,
-           const std::string& jobs_text) {
+           const std::string& jobs_text, bool progress) {
   RunOptions o = ToRunOptions(common, "results/latest");
   o.spec.series = series;
   if (!repeats.empty()) o.spec.repeats = Count(repeats, "--repeats", 0, 1000);
@@ -348,7 +351,7 @@ int CmdRun(const CommonOptions& common, bool series, const std::string& repeats,
         items.push_back(item);
       }
     }
-    return RunBatch(items, o.out, "default catalogue", jobs, false);
+    return RunBatch(items, o.out, "default catalogue", jobs, false, ShowProgress(progress));
   }
   std::vector<std::string> methods;
   if (o.has_method) {
@@ -366,7 +369,7 @@ int CmdRun(const CommonOptions& common, bool series, const std::string& repeats,
     ResolveRun(item.spec);  // bad input exits 2 before anything runs
     items.push_back(item);
   }
-  return RunBatch(items, o.out, o.spec.problem, jobs, false);
+  return RunBatch(items, o.out, o.spec.problem, jobs, false, ShowProgress(progress));
 }
 
 int CmdStability(const CommonOptions& common, StabilityOptions s) {
@@ -395,7 +398,7 @@ int CmdStability(const CommonOptions& common, StabilityOptions s) {
 }
 
 int CmdSweep(const std::string& file, const std::string& jobs_text, const std::string& shard_text,
-             std::string out, bool force, const std::string& max_runs_text) {
+             std::string out, bool force, const std::string& max_runs_text, bool progress) {
   const size_t max_runs =
       max_runs_text.empty() ? kDefaultMaxRuns : Count(max_runs_text, "--max-runs", 1, 100'000'000);
   const int jobs = jobs_text.empty() ? 1 : Count(jobs_text, "--jobs", 1, kMaxJobs);
@@ -427,7 +430,7 @@ int CmdSweep(const std::string& file, const std::string& jobs_text, const std::s
       shards > 1 ? sweep.name + " shard " + std::to_string(shard) + "/" + std::to_string(shards)
                  : sweep.name;
   const std::string dir = shards > 1 ? out + "/shard-" + std::to_string(shard) : out;
-  return RunBatch(items, dir, name, jobs, !force);
+  return RunBatch(items, dir, name, jobs, !force, ShowProgress(progress));
 }
 
 // The run a baseline records, as a spec: its problem, parameters, method and settings.
@@ -653,6 +656,9 @@ int RunCli(const std::vector<std::string>& argv) {
   run->add_option("--repeats", repeats, "timed repeats after the instrumented run (default 5)")
       ->type_name("K");
   run->add_option("--jobs", run_jobs, "runs in parallel (default 1)")->type_name("N");
+  bool run_progress = false, sweep_progress = false;
+  run->add_flag("--progress", run_progress,
+                "progress lines on stderr even when it is not a terminal (at most one per 2 s)");
 
   CommonOptions stability_options;
   StabilityOptions stability_search;
@@ -682,6 +688,8 @@ int RunCli(const std::vector<std::string>& argv) {
   sweep->add_flag("--force", force, "rerun runs whose results exist");
   sweep->add_option("--max-runs", max_runs, "refuse an experiment of more runs (default 10000)")
       ->type_name("N");
+  sweep->add_flag("--progress", sweep_progress,
+                  "progress lines on stderr even when it is not a terminal (at most one per 2 s)");
 
   CheckOptions check_options;
   CLI::App* check = app.add_subcommand(
@@ -737,7 +745,7 @@ int RunCli(const std::vector<std::string>& argv) {
 
   try {
     if (list->parsed()) return CmdList(list_what);
-    if (run->parsed()) return CmdRun(run_options, series, repeats, run_jobs);
+    if (run->parsed()) return CmdRun(run_options, series, repeats, run_jobs, run_progress);
     if (stability->parsed()) {
       if (!h_min.empty()) stability_search.h_min = Number(h_min, "--h-min");
       if (!h_max.empty()) stability_search.h_max = Number(h_max, "--h-max");
@@ -747,7 +755,8 @@ int RunCli(const std::vector<std::string>& argv) {
         stability_search.relative_precision = Number(precision, "--precision");
       return CmdStability(stability_options, stability_search);
     }
-    if (sweep->parsed()) return CmdSweep(sweep_file, sweep_jobs, shard, sweep_out, force, max_runs);
+    if (sweep->parsed())
+      return CmdSweep(sweep_file, sweep_jobs, shard, sweep_out, force, max_runs, sweep_progress);
     if (check->parsed()) return CmdCheck(check_options);
     if (figures->parsed()) return CmdFigures(paper);
     if (report->parsed()) return CmdReport(report_dir);

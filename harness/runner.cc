@@ -178,8 +178,13 @@ RunRecord Execute(const ResolvedRun& run, const RunSpec& spec) {
 
   // Timed repeats: no observer work, no I/O; the median is what reports quote.
   std::vector<double> times;
-  double spent = 0.0;
+  double spent = 0.0, last_report = 0.0;
   for (int k = 0; k < spec.repeats && (k == 0 || spent < spec.time_budget_s); ++k) {
+    if (spec.progress && spent - last_report >= 2.0) {  // a line at most every 2 s
+      last_report = spent;
+      std::fprintf(stderr, "  %s %s: timing repeat %d of %d (%.1f s so far)\n",
+                   run.problem.id.c_str(), run.entry->name.c_str(), k + 1, spec.repeats, spent);
+    }
     NullObserver null_observer;
     const auto start = std::chrono::steady_clock::now();
     method->Run(run.problem, run.settings, null_observer);
