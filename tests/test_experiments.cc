@@ -103,4 +103,41 @@ TEST_CASE("a bad experiment is refused naming the file and key, before expansion
   CHECK_THAT(InputErrorOf([&] { ReadSweepFile(dir.string()); }), Catch::Contains("directory"));
 }
 
+namespace {
+
+// A result without what differs between two executions of the same run: the context (date,
+// host), the timings, and where the files lie.
+json WithoutTimings(json result) {
+  result.erase("context");
+  result["metrics"].erase("wall_time_s");
+  result["metrics"].erase("time_per_step_s");
+  return result;
+}
+
+}  // namespace
+
+TEST_CASE("the GNU parallel recipe's merged shards equal a one-machine sweep", "[experiments]") {
+  const fs::path dir = Scratch("cluster");
+  const std::string experiment = std::string(MBBENCH_DOC_EXPERIMENTS_DIR) + "/parameter_study.json";
+  REQUIRE(RunCli({"sweep", experiment, "--out", (dir / "one").string()}) == 0);
+  const std::string scripts = MBBENCH_CLUSTER_SCRIPTS_DIR;
+  const std::string sharded = (dir / "sharded").string();
+  const std::string command = "MBBENCH='" + std::string(MBBENCH_EXE) + "' '" + scripts +
+                              "/parallel_sweep.sh' '" + experiment + "' '" + sharded +
+                              "' 3 >/dev/null 2>&1 && '" + scripts + "/merge_shards.sh' '" +
+                              sharded + "'";
+  REQUIRE(std::system(command.c_str()) == 0);
+  const json one_index = json::parse(std::ifstream(dir / "one" / "index.json"));
+  const json merged_index = json::parse(std::ifstream(fs::path(sharded) / "index.json"));
+  REQUIRE(merged_index.at("runs").size() == one_index.at("runs").size());
+  for (const auto& run : one_index.at("runs")) {
+    const std::string file = run.at("file");
+    INFO(file);
+    const json a = WithoutTimings(json::parse(std::ifstream(dir / "one" / file)));
+    const json b = WithoutTimings(json::parse(std::ifstream(fs::path(sharded) / file)));
+    CHECK(a == b);  // runs are deterministic: equal to the last bit, timings aside
+  }
+  CHECK_FALSE(fs::exists(fs::path(sharded) / "shard-0"));
+}
+
 }  // namespace mbb
