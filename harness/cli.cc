@@ -9,6 +9,14 @@
 #include <mutex>
 #include <thread>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cmath>
+
+#include "harness/file_names.h"
 #include "harness/json_io.h"
 #include "harness/reference_maker.h"
 #include "harness/regression.h"
@@ -26,47 +34,54 @@ constexpr int kExitOk = 0;
 constexpr int kExitRunsFailed = 1;
 constexpr int kExitBadInput = 2;
 
-const char* kUsage =
-    "usage:\n"
-    "  mbbench list [problems|methods]\n"
-    "  mbbench run [-p PROBLEM | --model FILE.json] [-m METHOD] [--param k=v ...]\n"
-    "              [--set k=v ...] [--h H]\n"
-    "              [--t-end T] [--out DIR] [--series] [--repeats K]\n"
-    "      with no -p: the embedded default catalogue (every problem, its default methods)\n"
-    "  mbbench stability -p PROBLEM -m METHOD [--param k=v ...] [--set k=v ...]\n"
-    "              [--h-min A] [--h-max B] [--t-end T] [--criterion growth|finite|bound]\n"
-    "              [--factor F] [--bound B] [--precision P] [--out DIR]\n"
-    "  mbbench sweep EXPERIMENT.json [--jobs N] [--shard K/N] [--out DIR] [--force]\n"
-    "  mbbench check --baseline DIR [--against DIR]\n"
-    "      rerun (or read from --against) every baseline result and compare\n"
-    "  mbbench figures PAPER|all   (runs scripts/figures/paper<PAPER>*.sh: data, plots,\n"
-    "                               tables under results/figures/<PAPER>/)\n"
-    "  mbbench report DIR     (report.md + report.html with work-precision plots)\n"
-    "  mbbench reference -p PROBLEM [--param k=v ...] [--samples K] [--t-end T]\n"
-    "      (re)make the suite's own reference: odeint-dopri5 vs arkode-erk, rtol 1e-13\n"
-    "exit codes: 0 ok, 1 a run failed or was unstable, 2 bad usage or bad input\n";
+// Numbers on the command line go through ParseNumber (decimals and "a/b" fractions) so the
+// messages name the option; counts must be whole numbers within [lo, hi].
+double Number(const std::string& text, const std::string& option) {
+  return ParseNumber(text, option);
+}
 
-// Minimal argument cursor: options take their value from the next argument.
-class Args {
- public:
-  explicit Args(const std::vector<std::string>& a) : a_(a) {}
-  bool done() const { return i_ >= a_.size(); }
-  const std::string& next() { return a_[i_++]; }
-  std::string value(const std::string& option) {
-    if (done()) throw InputError(option + ": missing value");
-    return next();
-  }
-  double number(const std::string& option) { return ParseNumber(value(option), option); }
-  /// For commands that take no options after their positional arguments: a stray argument
-  /// (e.g. `figures 000 --out DIR`) is an error, not silently ignored.
-  void ExpectNoMore(const std::string& command) {
-    if (!done()) throw InputError(command + ": unexpected argument '" + next() + "'");
-  }
+int Count(const std::string& text, const std::string& option, long lo, long hi) {
+  const double x = ParseNumber(text, option);
+  if (x != std::floor(x) || x < static_cast<double>(lo) || x > static_cast<double>(hi))
+    throw InputError(option + " = " + text + ": must be a whole number from " + std::to_string(lo) +
+                     " to " + std::to_string(hi));
+  return static_cast<int>(x);
+}
 
- private:
-  const std::vector<std::string>& a_;
-  size_t i_ = 0;
+// More threads than this only oversubscribe the machine (and a huge count aborted in
+// std::thread); the limit is far above any core count this suite runs on.
+constexpr long kMaxJobs = 256;
+
+// The options run, stability and reference share, as given (numbers still text).
+struct CommonOptions {
+  std::string problem, model, method, h, t_end, out;
+  std::vector<std::string> params, sets;
+  bool allow_unused = false;
 };
+
+void AddProblemOptions(CLI::App* cmd, CommonOptions& o) {
+  cmd->add_option("-p,--problem", o.problem, "catalogue problem id (mbbench list problems)");
+  cmd->add_option("--model", o.model, "JSON model file instead of -p (docs/model-format.md)");
+  cmd->add_option("--param", o.params, "problem parameter key=value (repeatable)")
+      ->type_name("K=V")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("--t-end", o.t_end, "end time, s (default: the problem's horizon)")
+      ->type_name("T");
+}
+
+void AddMethodOptions(CLI::App* cmd, CommonOptions& o) {
+  cmd->add_option("-m,--method", o.method, "method name (mbbench list methods)");
+  cmd->add_option("--set", o.sets,
+                  "method parameter or setting key=value: h, rtol, atol, scheme=..., "
+                  "formulation=... (repeatable)")
+      ->type_name("K=V")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("--h", o.h, "fixed step size, s (the same as --set h=H)")->type_name("H");
+  cmd->add_flag("--allow-unused", o.allow_unused,
+                "accept a setting the method does not use (recorded as a warning)");
+}
 
 struct RunOptions {
   RunSpec spec;
@@ -74,33 +89,29 @@ struct RunOptions {
   bool has_problem = false, has_method = false;
 };
 
-// Parses the options shared by run and stability. Returns false for an unknown option so
-// the caller can try its own.
-bool ParseCommonOption(const std::string& arg, Args& args, RunOptions& o) {
-  if (arg == "-p" || arg == "--problem") {
-    o.spec.problem = args.value(arg);
-    o.has_problem = true;
-  } else if (arg == "-m" || arg == "--method") {
-    o.spec.method = args.value(arg);
-    o.has_method = true;
-  } else if (arg == "--param") {
-    o.spec.problem_parameters.SetFromAssignment(args.value(arg), "--param");
-  } else if (arg == "--set") {
-    o.spec.settings.SetFromAssignment(args.value(arg), "--set");
-  } else if (arg == "--h") {
-    o.spec.settings.Set("h", args.value(arg));
-  } else if (arg == "--t-end") {
-    o.spec.t_end = args.number(arg);
-    if (!(o.spec.t_end > 0.0)) throw InputError("--t-end: must be > 0");
-  } else if (arg == "--out") {
-    o.out = args.value(arg);
-  } else if (arg == "--model") {
-    o.spec.model_file = args.value(arg);
-    o.has_problem = true;
-  } else {
-    return false;
+// Turns the common options into a RunSpec; throws InputError on a malformed value.
+RunOptions ToRunOptions(const CommonOptions& c, const std::string& default_out) {
+  RunOptions o;
+  o.out = c.out.empty() ? default_out : c.out;
+  o.spec.problem = c.problem;
+  o.spec.model_file = c.model;
+  o.spec.method = c.method;
+  o.has_problem = !c.problem.empty() || !c.model.empty();
+  o.has_method = !c.method.empty();
+  if (!c.problem.empty() && !c.model.empty())
+    throw InputError("give either -p PROBLEM or --model FILE, not both");
+  for (const auto& a : c.params) o.spec.problem_parameters.SetFromAssignment(a, "--param");
+  for (const auto& a : c.sets) o.spec.settings.SetFromAssignment(a, "--set");
+  if (!c.h.empty()) {
+    if (o.spec.settings.Has("h")) throw InputError("--h and --set h=: give the step once");
+    o.spec.settings.Set("h", c.h);
   }
-  return true;
+  if (!c.t_end.empty()) {
+    o.spec.t_end = Number(c.t_end, "--t-end");
+    if (!(o.spec.t_end > 0.0)) throw InputError("--t-end = " + c.t_end + ": must be > 0");
+  }
+  o.spec.allow_unused = c.allow_unused;
+  return o;
 }
 
 std::string Fmt(const char* format, double x) {
@@ -148,11 +159,7 @@ std::string WriteRecord(const RunRecord& record, const std::string& dir, const s
 
 bool Succeeded(RunStatus s) { return s == RunStatus::kOk || s == RunStatus::kNotApplicable; }
 
-int CmdList(Args& args) {
-  const std::string what = args.done() ? "all" : args.next();
-  args.ExpectNoMore("list");
-  if (what != "all" && what != "problems" && what != "methods")
-    throw InputError("list: expected 'problems' or 'methods', got '" + what + "'");
+int CmdList(const std::string& what) {
   if (what != "methods") {
     std::printf("%-22s %4s %4s %4s  %-9s %-18s %s\n", "problem", "n", "m", "dof", "reference",
                 "source", "summary");
@@ -184,18 +191,63 @@ int CmdList(Args& args) {
   return kExitOk;
 }
 
+// Creates the output directory and proves it writable before anything runs, so a bad --out
+// is bad input (exit 2) found at once, not a write error after an hour of runs.
+void PrepareOutputDirectory(const std::string& dir) {
+  std::error_code error;
+  fs::create_directories(dir, error);
+  if (error || !fs::is_directory(dir))
+    throw InputError("--out " + dir + ": cannot create the directory" +
+                     (error ? " (" + error.message() + ")" : std::string()));
+  const std::string probe = dir + "/.mbbench-write-probe-" + std::to_string(::getpid());
+  if (std::FILE* f = std::fopen(probe.c_str(), "w")) {
+    std::fclose(f);
+    std::remove(probe.c_str());
+  } else {
+    throw InputError("--out " + dir + ": not writable");
+  }
+}
+
+// Holds an exclusive lock on DIR/.mbbench.lock while a batch writes into DIR: a second
+// mbbench on the same directory waits, then resumes from the first one's results (a sweep)
+// instead of redoing its runs or interleaving two index files.
+class DirectoryLock {
+ public:
+  explicit DirectoryLock(const std::string& dir) {
+    const std::string path = dir + "/.mbbench.lock";
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw InputError("--out " + dir + ": cannot create " + path);
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      std::fprintf(stderr, "waiting for another mbbench writing into %s ...\n", dir.c_str());
+      ::flock(fd_, LOCK_EX);
+    }
+  }
+  ~DirectoryLock() { ::close(fd_); }  // closing releases the lock
+  DirectoryLock(const DirectoryLock&) = delete;
+  DirectoryLock& operator=(const DirectoryLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
 // Runs specs on `jobs` threads; each finished result is written at once.
 struct BatchItem {
   RunSpec spec;
   std::string stem;
 };
 
+// Progress lines go to stderr when it is a terminal, or anywhere with --progress.
+bool ShowProgress(bool asked) { return asked || ::isatty(STDERR_FILENO); }
+
 int RunBatch(const std::vector<BatchItem>& items, const std::string& dir, const std::string& name,
-             int jobs, bool resume) {
-  fs::create_directories(dir);
+             int jobs, bool resume, bool progress) {
+  for (const auto& item : items) RequireSafeName(item.stem, "result file name");
+  PrepareOutputDirectory(dir);
+  const DirectoryLock lock(dir);
   std::vector<IndexEntry> index(items.size());
   std::vector<RunRecord> records(items.size());
   std::vector<char> have_record(items.size(), 0);
+  std::vector<std::string> rerun_reasons(items.size());
   std::atomic<size_t> next{0};
   std::atomic<int> finished{0};
   std::atomic<bool> any_failed{false};
@@ -206,33 +258,50 @@ int RunBatch(const std::vector<BatchItem>& items, const std::string& dir, const 
     for (size_t i = next++; i < items.size(); i = next++) {
       const BatchItem& item = items[i];
       IndexEntry& entry = index[i];
-      entry.problem = item.spec.problem;
+      entry.problem = item.spec.model_file.empty() ? item.spec.problem : item.spec.model_file;
       entry.method = item.spec.method;
       entry.file = item.stem + ".json";
       const std::string path = dir + "/" + entry.file;
-      if (resume) {
-        const std::string status = ReadResultStatus(path);
-        if (!status.empty()) {
-          entry.status = status;
-          entry.message = "kept from an earlier run";
-          if (status == "failed" || status == "unstable") any_failed = true;
-          ++finished;
-          continue;
-        }
-      }
+      std::string rerun_reason;
       try {
         RunSpec spec = item.spec;
-        spec.progress = true;
-        RunRecord record = Execute(spec);
+        spec.progress = progress;
+        const ResolvedRun resolved = ResolveRun(spec);
+        const std::string configuration = ConfigurationKey(DescribeRun(resolved), spec);
+        entry.configuration_hash = ConfigurationHash(configuration);
+        if (resume) {
+          // Reuse a stored result only when it was computed for exactly this configuration
+          // (not merely under this file name: the experiment may have been edited since).
+          const StoredResult stored = ReadStoredResult(path);
+          if (!stored.status.empty() && stored.configuration == configuration) {
+            entry.status = stored.status;
+            entry.message = "kept from an earlier run (same configuration)";
+            if (stored.status == "failed" || stored.status == "unstable") any_failed = true;
+            ++finished;
+            continue;
+          }
+          if (!stored.status.empty())
+            rerun_reason =
+                "rerun: " + DescribeConfigurationChange(stored.configuration, configuration);
+        }
+        RunRecord record = Execute(resolved, spec);
+        record.configuration = configuration;
         WriteRecord(record, dir, item.stem);
         entry.status = ToString(record.status);
-        entry.message = record.message;
+        entry.message = rerun_reason.empty()     ? record.message
+                        : record.message.empty() ? rerun_reason
+                                                 : rerun_reason + "; " + record.message;
         if (!Succeeded(record.status)) any_failed = true;
         records[i] = std::move(record);
+        rerun_reasons[i] = rerun_reason;
         have_record[i] = 1;
       } catch (const InputError& e) {
         entry.status = "invalid";
         entry.message = e.what();
+        any_failed = true;
+      } catch (const std::exception& e) {  // e.g. the disk filled: this run fails, not the batch
+        entry.status = ToString(RunStatus::kFailed);
+        entry.message = std::string("could not finish or write the result: ") + e.what();
         any_failed = true;
       }
       const int done = ++finished;
@@ -252,6 +321,7 @@ int RunBatch(const std::vector<BatchItem>& items, const std::string& dir, const 
   for (size_t i = 0; i < items.size(); ++i) {
     if (have_record[i]) {
       PrintTableRow(records[i]);
+      if (!rerun_reasons[i].empty()) std::printf("    -> %s\n", rerun_reasons[i].c_str());
     } else {
       std::printf("%-22s %-15s %-14s %s\n", index[i].problem.c_str(), index[i].method.c_str(),
                   index[i].status.c_str(), index[i].message.c_str());
@@ -261,22 +331,12 @@ int RunBatch(const std::vector<BatchItem>& items, const std::string& dir, const 
   return any_failed ? kExitRunsFailed : kExitOk;
 }
 
-int CmdRun(Args& args) {
-  RunOptions o;
-  int jobs = 1;
-  while (!args.done()) {
-    const std::string arg = args.next();
-    if (ParseCommonOption(arg, args, o)) continue;
-    if (arg == "--series") {
-      o.spec.series = true;
-    } else if (arg == "--repeats") {
-      o.spec.repeats = static_cast<int>(args.number(arg));
-    } else if (arg == "--jobs") {
-      jobs = static_cast<int>(args.number(arg));
-    } else {
-      throw InputError("run: unknown option '" + arg + "'\n" + kUsage);
-    }
-  }
+int CmdRun(const CommonOptions& common, bool series, const std::string& repeats,
+           const std::string& jobs_text, bool progress) {
+  RunOptions o = ToRunOptions(common, "results/latest");
+  o.spec.series = series;
+  if (!repeats.empty()) o.spec.repeats = Count(repeats, "--repeats", 0, 1000);
+  const int jobs = jobs_text.empty() ? 1 : Count(jobs_text, "--jobs", 1, kMaxJobs);
   if (!o.has_problem) {
     // The embedded default catalogue: every problem with its default methods.
     if (o.has_method || !o.spec.problem_parameters.values().empty())
@@ -291,7 +351,7 @@ int CmdRun(Args& args) {
         items.push_back(item);
       }
     }
-    return RunBatch(items, o.out, "default catalogue", jobs, false);
+    return RunBatch(items, o.out, "default catalogue", jobs, false, ShowProgress(progress));
   }
   std::vector<std::string> methods;
   if (o.has_method) {
@@ -300,7 +360,6 @@ int CmdRun(Args& args) {
     methods = BuildSpecProblem(o.spec).default_methods;
   }
   if (!o.spec.model_file.empty()) {
-    if (!o.spec.problem.empty()) throw InputError("run: give either -p PROBLEM or --model FILE");
     o.spec.problem = BuildSpecProblem(o.spec).id;  // names the result files
   }
   std::vector<BatchItem> items;
@@ -310,42 +369,23 @@ int CmdRun(Args& args) {
     ResolveRun(item.spec);  // bad input exits 2 before anything runs
     items.push_back(item);
   }
-  return RunBatch(items, o.out, o.spec.problem, jobs, false);
+  return RunBatch(items, o.out, o.spec.problem, jobs, false, ShowProgress(progress));
 }
 
-int CmdStability(Args& args) {
-  RunOptions o;
-  o.out = "results/stability";
-  StabilityOptions s;
-  while (!args.done()) {
-    const std::string arg = args.next();
-    if (ParseCommonOption(arg, args, o)) continue;
-    if (arg == "--h-min")
-      s.h_min = args.number(arg);
-    else if (arg == "--h-max")
-      s.h_max = args.number(arg);
-    else if (arg == "--criterion")
-      s.criterion = args.value(arg);
-    else if (arg == "--factor")
-      s.factor = args.number(arg);
-    else if (arg == "--bound")
-      s.bound = args.number(arg);
-    else if (arg == "--precision")
-      s.relative_precision = args.number(arg);
-    else
-      throw InputError("stability: unknown option '" + arg + "'\n" + kUsage);
-  }
+int CmdStability(const CommonOptions& common, StabilityOptions s) {
+  RunOptions o = ToRunOptions(common, "results/stability");
   if (!o.has_problem || !o.has_method)
     throw InputError("stability: needs -p PROBLEM and -m METHOD");
   s.on_trial = [](const StabilityTrial& t) {
     std::fprintf(stderr, "  h = %-12.6g %s\n", t.h,
                  t.status == RunStatus::kOk ? "stable" : "unstable");
   };
-  const StabilityRecord record = SearchStabilityLimit(o.spec, s);
-  fs::create_directories(o.out);
   const std::string problem_name =
       o.spec.model_file.empty() ? o.spec.problem : BuildSpecProblem(o.spec).id;
-  std::string stem = problem_name + "_" + o.spec.method;
+  const std::string stem = problem_name + "_" + o.spec.method;
+  RequireSafeName(stem, "result file name");
+  PrepareOutputDirectory(o.out);  // before the search: a bad --out is found at once
+  const StabilityRecord record = SearchStabilityLimit(o.spec, s);
   const std::string path = o.out + "/" + stem + ".stability.json";
   WriteFileAtomically(path, StabilityRecordToJson(record));
   std::printf(
@@ -357,34 +397,19 @@ int CmdStability(Args& args) {
   return kExitOk;
 }
 
-int CmdSweep(Args& args) {
-  if (args.done()) throw InputError("sweep: needs EXPERIMENT.json");
-  const std::string file = args.next();
-  int jobs = 1, shard = 0, shards = 1;
-  std::string out;
-  bool force = false;
-  while (!args.done()) {
-    const std::string arg = args.next();
-    if (arg == "--jobs") {
-      jobs = static_cast<int>(args.number(arg));
-      if (jobs < 1) throw InputError("--jobs: must be >= 1");
-    } else if (arg == "--shard") {
-      const std::string v = args.value(arg);
-      const auto slash = v.find('/');
-      if (slash == std::string::npos) throw InputError("--shard '" + v + "': expected K/N");
-      shard = static_cast<int>(ParseNumber(v.substr(0, slash), "--shard K"));
-      shards = static_cast<int>(ParseNumber(v.substr(slash + 1), "--shard N"));
-      if (shards < 1 || shard < 0 || shard >= shards)
-        throw InputError("--shard '" + v + "': need 0 <= K < N");
-    } else if (arg == "--out") {
-      out = args.value(arg);
-    } else if (arg == "--force") {
-      force = true;
-    } else {
-      throw InputError("sweep: unknown option '" + arg + "'\n" + kUsage);
-    }
+int CmdSweep(const std::string& file, const std::string& jobs_text, const std::string& shard_text,
+             std::string out, bool force, const std::string& max_runs_text, bool progress) {
+  const size_t max_runs =
+      max_runs_text.empty() ? kDefaultMaxRuns : Count(max_runs_text, "--max-runs", 1, 100'000'000);
+  const int jobs = jobs_text.empty() ? 1 : Count(jobs_text, "--jobs", 1, kMaxJobs);
+  int shard = 0, shards = 1;
+  if (!shard_text.empty()) {
+    const auto slash = shard_text.find('/');
+    if (slash == std::string::npos) throw InputError("--shard '" + shard_text + "': expected K/N");
+    shards = Count(shard_text.substr(slash + 1), "--shard N", 1, 1'000'000);
+    shard = Count(shard_text.substr(0, slash), "--shard K", 0, shards - 1);
   }
-  const SweepFile sweep = ReadSweepFile(file);
+  const SweepFile sweep = ReadSweepFile(file, max_runs);
   std::vector<BatchItem> items;
   for (size_t i = 0; i < sweep.items.size(); ++i) {
     if (static_cast<int>(i % shards) != shard) continue;  // deterministic slice
@@ -397,70 +422,159 @@ int CmdSweep(Args& args) {
       throw InputError(file + ": run " + item.stem + ": " + e.what());
     }
   }
-  if (out.empty()) out = "results/" + sweep.name;
+  if (out.empty()) {
+    RequireSafeName(sweep.name, file + ": name");
+    out = "results/" + sweep.name;
+  }
   const std::string name =
       shards > 1 ? sweep.name + " shard " + std::to_string(shard) + "/" + std::to_string(shards)
                  : sweep.name;
   const std::string dir = shards > 1 ? out + "/shard-" + std::to_string(shard) : out;
-  return RunBatch(items, dir, name, jobs, !force);
+  return RunBatch(items, dir, name, jobs, !force, ShowProgress(progress));
 }
 
-// Reruns (or reads) every baseline result and reports what changed beyond the tolerances
-// of harness/regression.h. Exit 1 if anything did.
-int CmdCheck(Args& args) {
-  std::string baseline_dir, against;
-  while (!args.done()) {
-    const std::string arg = args.next();
-    if (arg == "--baseline")
-      baseline_dir = args.value(arg);
-    else if (arg == "--against")
-      against = args.value(arg);
-    else
-      throw InputError("check: unknown option '" + arg + "'\n" + kUsage);
+// The run a baseline records, as a spec: its problem, parameters, method and settings.
+RunSpec BaselineSpec(const BaselineValues& baseline) {
+  RunSpec spec;
+  spec.problem = baseline.problem;
+  spec.problem_parameters = ParameterSet(baseline.problem_parameters);
+  spec.method = baseline.method;
+  spec.settings = ParameterSet(baseline.method_parameters);
+  if (baseline.h) spec.settings.Set("h", Fmt("%.17g", *baseline.h));
+  if (baseline.rtol) spec.settings.Set("rtol", Fmt("%.17g", *baseline.rtol));
+  if (baseline.atol) spec.settings.Set("atol", Fmt("%.17g", *baseline.atol));
+  spec.t_end = baseline.t_end;
+  spec.repeats = 0;  // the check reports timings nowhere: it never judges them
+  return spec;
+}
+
+struct CheckOptions {
+  std::string baseline_dir, against, jobs, reason;
+  bool update = false, strict_configuration = false;
+};
+
+// What the check concluded for one baseline file.
+struct CheckOutcome {
+  enum class Kind { kUnchanged, kChanged, kConfiguration, kMissing } kind = Kind::kUnchanged;
+  std::vector<std::string> lines;
+};
+
+CheckOutcome CheckOne(const std::string& file, const CheckOptions& o) {
+  CheckOutcome outcome;
+  const BaselineValues baseline = ReadBaselineValues(file);
+  BaselineValues current;
+  if (!o.against.empty()) {
+    const std::string other = o.against + "/" + baseline.file;
+    if (!fs::exists(other)) {
+      outcome.kind = CheckOutcome::Kind::kMissing;
+      return outcome;
+    }
+    current = ReadBaselineValues(other);
+  } else {
+    RunRecord record = Execute(BaselineSpec(baseline));
+    if (o.update) {
+      WriteFileAtomically(file, RunRecordToJson(record));
+      return outcome;
+    }
+    current = BaselineValuesOf(record);
   }
-  if (baseline_dir.empty()) throw InputError("check: needs --baseline DIR");
+  const auto differences = ConfigurationDifferences(baseline, current);
+  if (!differences.empty()) {
+    outcome.kind = CheckOutcome::Kind::kConfiguration;
+    outcome.lines = differences;
+    return outcome;
+  }
+  for (const auto& f : CompareWithBaseline(baseline, current)) outcome.lines.push_back(f.what);
+  if (!outcome.lines.empty()) outcome.kind = CheckOutcome::Kind::kChanged;
+  return outcome;
+}
+
+// Reruns (or reads from --against) every baseline result and reports what changed beyond
+// the tolerances of harness/regression.h, a line per baseline as it finishes. Exit 1 if
+// anything changed (a configuration difference too with --strict-configuration). --update
+// rewrites the baselines from reruns and records the reason in the baseline index.
+int CmdCheck(const CheckOptions& o) {
+  const std::string& baseline_dir = o.baseline_dir;
   if (!fs::is_directory(baseline_dir))
     throw InputError("--baseline " + baseline_dir + ": not a directory");
+  if (!o.against.empty() && !fs::is_directory(o.against))
+    throw InputError("--against " + o.against + ": not a directory");
+  if (o.update && !o.against.empty()) throw InputError("check: --update reruns; drop --against");
+  if (o.update && o.reason.empty())
+    throw InputError("check --update: say why with --reason TEXT (kept in the baseline index)");
+  const int jobs = o.jobs.empty() ? 1 : Count(o.jobs, "--jobs", 1, kMaxJobs);
   std::vector<std::string> files;
   for (const auto& e : fs::directory_iterator(baseline_dir))
     if (e.path().extension() == ".json" && e.path().filename() != "index.json")
       files.push_back(e.path().string());
   std::sort(files.begin(), files.end());
   if (files.empty()) throw InputError("--baseline " + baseline_dir + ": no result files");
-  int failures = 0;
-  for (const auto& file : files) {
-    const BaselineValues baseline = ReadBaselineValues(file);
-    BaselineValues current;
-    if (!against.empty()) {
-      current = ReadBaselineValues(against + "/" + baseline.file);
-    } else {
-      RunSpec spec;
-      spec.problem = baseline.problem;
-      spec.problem_parameters = ParameterSet(baseline.problem_parameters);
-      spec.method = baseline.method;
-      spec.settings = ParameterSet(baseline.method_parameters);
-      if (baseline.h) spec.settings.Set("h", Fmt("%.17g", *baseline.h));
-      if (baseline.rtol) spec.settings.Set("rtol", Fmt("%.17g", *baseline.rtol));
-      if (baseline.atol) spec.settings.Set("atol", Fmt("%.17g", *baseline.atol));
-      spec.t_end = baseline.t_end;
-      spec.repeats = 0;
-      current = BaselineValuesOf(Execute(spec));
+  for (const auto& file : files) ReadBaselineValues(file);  // a malformed baseline: exit 2 now
+
+  std::vector<CheckOutcome> outcomes(files.size());
+  std::atomic<size_t> next{0};
+  std::atomic<int> done{0};
+  std::mutex print_mutex;
+  const auto start = std::chrono::steady_clock::now();
+  auto worker = [&] {
+    for (size_t i = next++; i < files.size(); i = next++) {
+      const auto t0 = std::chrono::steady_clock::now();
+      outcomes[i] = CheckOne(files[i], o);
+      const auto now = std::chrono::steady_clock::now();
+      static const char* kWords[] = {"unchanged", "CHANGED", "different configuration",
+                                     "missing in --against"};
+      std::lock_guard<std::mutex> lock(print_mutex);
+      std::printf("[%d/%zu %6.1fs] %-50s %s (%.1f s)\n", ++done, files.size(),
+                  std::chrono::duration<double>(now - start).count(),
+                  fs::path(files[i]).filename().c_str(),
+                  o.update ? "updated" : kWords[static_cast<int>(outcomes[i].kind)],
+                  std::chrono::duration<double>(now - t0).count());
+      for (const auto& line : outcomes[i].lines) std::printf("    %s\n", line.c_str());
+      std::fflush(stdout);  // a line per baseline as it finishes, also into a file or pipe
     }
-    const auto findings = CompareWithBaseline(baseline, current);
-    std::printf("%-50s %s\n", baseline.file.c_str(), findings.empty() ? "unchanged" : "CHANGED");
-    for (const auto& f : findings) std::printf("    %s\n", f.what.c_str());
-    failures += findings.empty() ? 0 : 1;
+  };
+  std::vector<std::thread> threads;
+  for (int k = 0; k < jobs; ++k) threads.emplace_back(worker);
+  for (auto& t : threads) t.join();
+
+  if (o.update) {
+    std::vector<IndexEntry> index;
+    for (const auto& file : files) {
+      const BaselineValues b = ReadBaselineValues(file);
+      index.push_back({b.file, b.problem, b.method, "", b.status, o.reason});
+    }
+    WriteFileAtomically(baseline_dir + "/index.json", IndexToJson("baselines: " + o.reason, index));
+    std::printf("%zu baselines updated (reason recorded in %s/index.json)\n", files.size(),
+                baseline_dir.c_str());
+    return kExitOk;
   }
-  std::printf("%zu baselines, %d changed\n", files.size(), failures);
-  return failures == 0 ? kExitOk : kExitRunsFailed;
+  int changed = 0, configuration = 0, missing = 0;
+  for (const auto& outcome : outcomes) {
+    changed += outcome.kind == CheckOutcome::Kind::kChanged;
+    configuration += outcome.kind == CheckOutcome::Kind::kConfiguration;
+    missing += outcome.kind == CheckOutcome::Kind::kMissing;
+  }
+  if (!o.against.empty()) {  // results in --against that no baseline covers
+    std::vector<std::string> extra;
+    for (const auto& e : fs::directory_iterator(o.against))
+      if (e.path().extension() == ".json" && e.path().filename() != "index.json" &&
+          !fs::exists(fs::path(baseline_dir) / e.path().filename()))
+        extra.push_back(e.path().filename().string());
+    std::sort(extra.begin(), extra.end());
+    for (const auto& name : extra) std::printf("not in the baselines: %s\n", name.c_str());
+  }
+  std::printf(
+      "%zu baselines: %d changed, %d with a different configuration%s, %d missing in "
+      "--against\n",
+      files.size(), changed, configuration,
+      o.strict_configuration ? " (counted as changes)" : " (not compared)", missing);
+  const bool failed = changed > 0 || (o.strict_configuration && configuration > 0);
+  return failed ? kExitRunsFailed : kExitOk;
 }
 
 // Runs the figure recipes of one paper (or all) from the source tree, with MBBENCH pointing
 // at this executable. The recipes are scripts: each states what it regenerates.
-int CmdFigures(Args& args) {
-  if (args.done()) throw InputError("figures: needs a paper number (000, 001, ...) or 'all'");
-  const std::string paper = args.next();
-  args.ExpectNoMore("figures");
+int CmdFigures(const std::string& paper) {
   const fs::path dir = fs::path(MBBENCH_SOURCE_DIR) / "scripts" / "figures";
   std::vector<fs::path> scripts;
   if (fs::is_directory(dir))
@@ -487,20 +601,13 @@ int CmdFigures(Args& args) {
   return failures == 0 ? kExitOk : kExitRunsFailed;
 }
 
-int CmdReference(Args& args) {
-  RunOptions o;
-  int samples = 100;
-  while (!args.done()) {
-    const std::string arg = args.next();
-    if (ParseCommonOption(arg, args, o)) continue;
-    if (arg == "--samples")
-      samples = static_cast<int>(args.number(arg));
-    else
-      throw InputError("reference: unknown option '" + arg + "'\n" + kUsage);
-  }
+int CmdReference(const CommonOptions& common, const std::string& samples_text) {
+  RunOptions o = ToRunOptions(common, "");
+  const int samples = samples_text.empty() ? 100 : Count(samples_text, "--samples", 2, 1'000'000);
   if (!o.has_problem) throw InputError("reference: needs -p PROBLEM");
   const TabulatedReference ref =
       MakeReference(o.spec.problem, o.spec.problem_parameters, samples, o.spec.t_end);
+  RequireSafeName(ref.problem, "problem id");
   const std::string dir = ReferenceDirectory() + "/" + ref.problem;
   fs::create_directories(dir);
   WriteReferenceEntry(dir + "/reference.json", ref);
@@ -510,36 +617,151 @@ int CmdReference(Args& args) {
   return kExitOk;
 }
 
+int CmdReport(const std::string& dir) {
+  const int count = WriteReport(dir);
+  std::printf("%d results -> %s/report.md, %s/report.html\n", count, dir.c_str(), dir.c_str());
+  return count > 0 ? kExitOk : kExitRunsFailed;
+}
+
 }  // namespace
 
+// One CLI11 subcommand per command; each option is listed by `mbbench COMMAND --help`.
+// Options keep their values as text and are parsed by the commands, so every message names
+// the option in our words and "1/12" fractions work everywhere.
 int RunCli(const std::vector<std::string>& argv) {
+  CLI::App app{
+      "mbbench: benchmarks and verifies time integrators for constrained multibody "
+      "systems.\nExit codes: 0 ok, 1 a run failed or was unstable, 2 bad usage or bad "
+      "input.",
+      "mbbench"};
+  app.require_subcommand(1);
+  app.footer("Run 'mbbench COMMAND --help' for the options of a command.");
+
+  std::string list_what = "all";
+  CLI::App* list = app.add_subcommand("list", "list problems (n, m, DOF, reference) and methods");
+  list->add_option("what", list_what, "what to list")
+      ->check(CLI::IsMember({"all", "problems", "methods"}));
+
+  CommonOptions run_options;
+  bool series = false;
+  std::string repeats, run_jobs;
+  CLI::App* run = app.add_subcommand(
+      "run",
+      "run one problem with one method (or its default methods); with no -p and no "
+      "--model, the embedded default catalogue");
+  AddProblemOptions(run, run_options);
+  AddMethodOptions(run, run_options);
+  run->add_option("--out", run_options.out, "result directory (default results/latest)");
+  run->add_flag("--series", series, "also write the time series (CSV) of every run");
+  run->add_option("--repeats", repeats, "timed repeats after the instrumented run (default 5)")
+      ->type_name("K");
+  run->add_option("--jobs", run_jobs, "runs in parallel (default 1)")->type_name("N");
+  bool run_progress = false, sweep_progress = false;
+  run->add_flag("--progress", run_progress,
+                "progress lines on stderr even when it is not a terminal (at most one per 2 s)");
+
+  CommonOptions stability_options;
+  StabilityOptions stability_search;
+  std::string h_min, h_max, factor, bound, precision;
+  CLI::App* stability = app.add_subcommand(
+      "stability", "largest stable fixed step of a method on a problem (docs/stability.md)");
+  AddProblemOptions(stability, stability_options);
+  AddMethodOptions(stability, stability_options);
+  stability->add_option("--out", stability_options.out,
+                        "result directory (default results/stability)");
+  stability->add_option("--h-min", h_min, "lower end of the search bracket, s")->type_name("A");
+  stability->add_option("--h-max", h_max, "upper end of the search bracket, s")->type_name("B");
+  stability->add_option("--criterion", stability_search.criterion, "growth, finite or bound")
+      ->check(CLI::IsMember({"growth", "finite", "bound"}));
+  stability->add_option("--factor", factor, "growth factor of the growth criterion");
+  stability->add_option("--bound", bound, "bound of the bound criterion");
+  stability->add_option("--precision", precision, "relative precision of the bisection");
+
+  std::string sweep_file, sweep_jobs, shard, sweep_out, max_runs;
+  bool force = false;
+  CLI::App* sweep = app.add_subcommand("sweep", "run every run of an experiment file");
+  sweep->add_option("experiment", sweep_file, "experiment JSON file")->required();
+  sweep->add_option("--jobs", sweep_jobs, "runs in parallel (default 1)")->type_name("N");
+  sweep->add_option("--shard", shard, "run only slice K of N (0 <= K < N), for a cluster")
+      ->type_name("K/N");
+  sweep->add_option("--out", sweep_out, "result directory (default results/<name>)");
+  sweep->add_flag("--force", force, "rerun runs whose results exist");
+  sweep->add_option("--max-runs", max_runs, "refuse an experiment of more runs (default 10000)")
+      ->type_name("N");
+  sweep->add_flag("--progress", sweep_progress,
+                  "progress lines on stderr even when it is not a terminal (at most one per 2 s)");
+
+  CheckOptions check_options;
+  CLI::App* check = app.add_subcommand(
+      "check", "rerun (or read from --against) every baseline result and compare");
+  check->add_option("--baseline", check_options.baseline_dir, "baseline directory")->required();
+  check->add_option("--against", check_options.against,
+                    "compare the results in this directory instead of rerunning (the files "
+                    "both have)");
+  check->add_option("--jobs", check_options.jobs, "baselines rerun in parallel (default 1)")
+      ->type_name("N");
+  check->add_flag("--update", check_options.update,
+                  "rerun every baseline and overwrite it with the new result");
+  check->add_option("--reason", check_options.reason,
+                    "why the baselines change (with --update; kept in the baseline index)");
+  check->add_flag("--strict-configuration", check_options.strict_configuration,
+                  "count a baseline run with different settings as a change (exit 1)");
+
+  std::string paper;
+  CLI::App* figures = app.add_subcommand(
+      "figures", "reproduce a paper's figures and tables (scripts/figures/paper<PAPER>*.sh)");
+  figures->add_option("paper", paper, "paper number (000, 001, ...) or 'all'")->required();
+
+  std::string report_dir;
+  CLI::App* report =
+      app.add_subcommand("report", "report.md + report.html with work-precision plots");
+  report->add_option("directory", report_dir, "results directory")->required();
+
+  CommonOptions reference_options;
+  std::string samples;
+  CLI::App* reference = app.add_subcommand(
+      "reference", "(re)make the suite's own reference: odeint-dopri5 vs arkode-erk, rtol 1e-13");
+  AddProblemOptions(reference, reference_options);
+  reference->add_option("--samples", samples, "number of samples (default 100)")->type_name("K");
+
+  if (argv.size() == 1 && argv[0] == "help") {  // the old spelling of --help
+    std::fputs(app.help().c_str(), stdout);
+    return kExitOk;
+  }
   try {
-    Args args(argv);
-    if (args.done()) {
-      std::fputs(kUsage, stderr);
-      return kExitBadInput;
+    std::vector<std::string> reversed(argv.rbegin(), argv.rend());  // CLI11 pops from the back
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    std::fputs(app.help().c_str(), stdout);
+    return kExitOk;
+  } catch (const CLI::CallForAllHelp&) {
+    std::fputs(app.help("", CLI::AppFormatMode::All).c_str(), stdout);
+    return kExitOk;
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "mbbench: error: %s\n%s", e.what(),
+                 argv.empty() ? app.help().c_str() : "run 'mbbench --help' for usage\n");
+    return kExitBadInput;
+  }
+
+  try {
+    if (list->parsed()) return CmdList(list_what);
+    if (run->parsed()) return CmdRun(run_options, series, repeats, run_jobs, run_progress);
+    if (stability->parsed()) {
+      if (!h_min.empty()) stability_search.h_min = Number(h_min, "--h-min");
+      if (!h_max.empty()) stability_search.h_max = Number(h_max, "--h-max");
+      if (!factor.empty()) stability_search.factor = Number(factor, "--factor");
+      if (!bound.empty()) stability_search.bound = Number(bound, "--bound");
+      if (!precision.empty())
+        stability_search.relative_precision = Number(precision, "--precision");
+      return CmdStability(stability_options, stability_search);
     }
-    const std::string command = args.next();
-    if (command == "list") return CmdList(args);
-    if (command == "run") return CmdRun(args);
-    if (command == "stability") return CmdStability(args);
-    if (command == "sweep") return CmdSweep(args);
-    if (command == "reference") return CmdReference(args);
-    if (command == "check") return CmdCheck(args);
-    if (command == "figures") return CmdFigures(args);
-    if (command == "report") {
-      if (args.done()) throw InputError("report: needs a results directory");
-      const std::string dir = args.next();
-      args.ExpectNoMore("report");
-      const int count = WriteReport(dir);
-      std::printf("%d results -> %s/report.md, %s/report.html\n", count, dir.c_str(), dir.c_str());
-      return count > 0 ? kExitOk : kExitRunsFailed;
-    }
-    if (command == "-h" || command == "--help" || command == "help") {
-      std::fputs(kUsage, stdout);
-      return kExitOk;
-    }
-    throw InputError("unknown command '" + command + "'\n" + kUsage);
+    if (sweep->parsed())
+      return CmdSweep(sweep_file, sweep_jobs, shard, sweep_out, force, max_runs, sweep_progress);
+    if (check->parsed()) return CmdCheck(check_options);
+    if (figures->parsed()) return CmdFigures(paper);
+    if (report->parsed()) return CmdReport(report_dir);
+    if (reference->parsed()) return CmdReference(reference_options, samples);
+    throw InputError("no command");  // unreachable: require_subcommand(1)
   } catch (const InputError& e) {
     std::fprintf(stderr, "mbbench: error: %s\n", e.what());
     return kExitBadInput;

@@ -1,8 +1,12 @@
 #include "harness/json_io.h"
 
+#include <unistd.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+
+#include <atomic>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -156,6 +160,10 @@ std::string RunRecordToJson(const RunRecord& r, const std::string& series_file) 
     j["final_state"] = nullptr;
   }
   j["series"] = series_file.empty() ? json(nullptr) : json(series_file);
+  if (!r.configuration.empty()) {
+    j["configuration"] = json::parse(r.configuration);
+    j["configuration_hash"] = ConfigurationHash(r.configuration);
+  }
   return j.dump(2) + "\n";
 }
 
@@ -227,13 +235,18 @@ std::string IndexToJson(const std::string& name, const std::vector<IndexEntry>& 
                     {"problem", e.problem},
                     {"method", e.method},
                     {"status", e.status},
+                    {"configuration_hash", e.configuration_hash},
                     {"message", e.message}});
   json j = {{"schema", kIndexSchema}, {"name", name}, {"context", ContextJson()}, {"runs", runs}};
   return j.dump(2) + "\n";
 }
 
 void WriteFileAtomically(const std::string& path, const std::string& text) {
-  const std::string temp = path + ".tmp";
+  // A temporary name unique per process and call: two writers of one path (two sweeps on
+  // one --out, two threads) never write into each other's temporary file.
+  static std::atomic<unsigned long> counter{0};
+  const std::string temp =
+      path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
     if (!out) throw std::runtime_error("cannot write " + temp);
@@ -241,8 +254,76 @@ void WriteFileAtomically(const std::string& path, const std::string& text) {
     out.flush();
     if (!out) throw std::runtime_error("write failed: " + temp);
   }
-  if (std::rename(temp.c_str(), path.c_str()) != 0)
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    std::remove(temp.c_str());
     throw std::runtime_error("cannot rename " + temp + " to " + path);
+  }
+}
+
+namespace {
+
+std::string HashHex(const std::string& bytes) {
+  std::uint64_t h = 14695981039346656037ull;  // FNV-1a, 64 bit
+  for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return hex;
+}
+
+json OptionalJson(const std::optional<double>& x) { return x ? json(*x) : json(nullptr); }
+
+}  // namespace
+
+std::string ConfigurationHash(const std::string& key) { return HashHex(key); }
+
+std::string ConfigurationKey(const RunRecord& d, const RunSpec& spec) {
+  json problem = {{"id", d.problem_id}, {"parameters", d.problem_parameters}};
+  if (!spec.model_file.empty()) {  // the file's content is an input, not only its name
+    std::ifstream in(spec.model_file, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    problem["model_file_hash"] = HashHex(text.str());
+  }
+  const json key = {{"problem", problem},
+                    {"method", {{"id", d.method_id}, {"parameters", d.method_parameters}}},
+                    {"settings",
+                     {{"h", OptionalJson(d.h)},
+                      {"rtol", OptionalJson(d.rtol)},
+                      {"atol", OptionalJson(d.atol)},
+                      {"t_end", d.t_end}}},
+                    {"series", spec.series},
+                    {"repeats", spec.repeats}};
+  return key.dump();  // nlohmann's object keeps its keys sorted: a canonical text
+}
+
+StoredResult ReadStoredResult(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return {};
+  try {
+    const json j = json::parse(in);
+    if (j.value("schema", "") != kResultSchema) return {};
+    StoredResult r;
+    r.status = j.value("status", "");
+    if (j.contains("configuration")) r.configuration = j.at("configuration").dump();
+    return r;
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
+std::string DescribeConfigurationChange(const std::string& stored, const std::string& wanted) {
+  if (stored.empty()) return "the stored result records no configuration";
+  std::string change;
+  const json diff = json::diff(json::parse(stored), json::parse(wanted));
+  const json old_values = json::parse(stored);
+  for (const auto& op : diff) {
+    const std::string path = op.at("path").get<std::string>();
+    const json::json_pointer pointer(path);
+    const std::string before = old_values.contains(pointer) ? old_values.at(pointer).dump() : "-";
+    const std::string after = op.contains("value") ? op.at("value").dump() : "-";
+    change += (change.empty() ? "" : ", ") + path.substr(1) + ": " + before + " -> " + after;
+  }
+  return change.empty() ? "unchanged" : change;
 }
 
 std::string ReadResultStatus(const std::string& path) {
@@ -484,7 +565,63 @@ void CheckKeys(const json& j, const std::vector<std::string>& allowed, const std
 
 }  // namespace
 
-SweepFile ReadSweepFile(const std::string& path) {
+namespace {
+
+// Values of a matrix entry: an array gives one run per element, anything else one run.
+json Alternatives(const json& value) { return value.is_array() ? value : json::array({value}); }
+
+// Every combination of the keys' alternatives ({"a": [1, 2], "b": 3} -> {a:1,b:3}, {a:2,b:3}).
+std::vector<json> Combinations(const json& spec, const std::string& where) {
+  if (!spec.is_object()) throw InputError(where + ": must be an object of key: value(s)");
+  std::vector<json> out = {json::object()};
+  for (const auto& [key, value] : spec.items()) {
+    std::vector<json> expanded;
+    for (const auto& variant : out)
+      for (const auto& v : Alternatives(value)) {
+        json next = variant;
+        next[key] = v;
+        expanded.push_back(next);
+      }
+    out = expanded;
+  }
+  return out;
+}
+
+size_t CombinationCount(const json& spec) {
+  size_t count = 1;
+  if (spec.is_object())
+    for (const auto& [key, value] : spec.items()) {
+      (void)key;
+      count *= std::max<size_t>(1, Alternatives(value).size());
+      if (count > (size_t{1} << 40)) break;  // far past any limit: stop before overflow
+    }
+  return count;
+}
+
+double PositiveNumber(const json& j, const std::string& where) {
+  if (!j.is_number() || !(j.get<double>() > 0.0) || !std::isfinite(j.get<double>()))
+    throw InputError(where + ": must be a number > 0");
+  return j.get<double>();
+}
+
+// A model path in an experiment is relative to the experiment file's folder.
+std::string ModelPath(const json& j, const std::string& experiment, const std::string& where) {
+  if (!j.is_string() || j.get<std::string>().empty())
+    throw InputError(where + ": must be a model file path");
+  const std::filesystem::path model(j.get<std::string>());
+  if (model.is_absolute()) return model.string();
+  return (std::filesystem::path(experiment).parent_path() / model).lexically_normal().string();
+}
+
+std::string FileStem(const std::string& path) {
+  return std::filesystem::path(path).stem().string();
+}
+
+}  // namespace
+
+SweepFile ReadSweepFile(const std::string& path, size_t max_runs) {
+  if (std::filesystem::is_directory(path))
+    throw InputError(path + ": is a directory, not an experiment file");
   std::ifstream in(path);
   if (!in) throw InputError(path + ": cannot open the experiment file");
   json j;
@@ -496,16 +633,42 @@ SweepFile ReadSweepFile(const std::string& path) {
   if (!j.is_object()) throw InputError(path + ": the experiment must be a JSON object");
   CheckKeys(j, {"name", "runs", "matrix", "t_end", "repeats", "description"}, path);
   SweepFile sweep;
+  if (j.contains("name") && !j["name"].is_string())
+    throw InputError(path + ": name: must be a string");
+  if (j.contains("description") && !j["description"].is_string())
+    throw InputError(path + ": description: must be a string");
   sweep.name = j.value("name", "sweep");
-  const double t_end = j.contains("t_end") ? j["t_end"].get<double>() : 0.0;
-  const int repeats = j.value("repeats", 5);
-  auto add = [&](RunSpec spec, const std::string& where) {
+  const double t_end = j.contains("t_end") ? PositiveNumber(j["t_end"], path + ": t_end") : 0.0;
+  int repeats = 5;
+  if (j.contains("repeats")) {
+    const json& r = j["repeats"];
+    if (!r.is_number_integer() || r.get<long>() < 0 || r.get<long>() > 1000)
+      throw InputError(path + ": repeats: must be a whole number from 0 to 1000");
+    repeats = r.get<int>();
+  }
+
+  // The size first: a matrix of many keys with many values would otherwise be expanded in
+  // memory (1e7 runs, gigabytes) before anything says no.
+  size_t count = j.contains("runs") && j["runs"].is_array() ? j["runs"].size() : 0;
+  if (j.contains("matrix") && j["matrix"].is_object()) {
+    const json& mtx = j["matrix"];
+    const size_t subjects = (mtx.contains("problems") ? Alternatives(mtx["problems"]).size() : 0) +
+                            (mtx.contains("models") ? Alternatives(mtx["models"]).size() : 0);
+    const size_t methods = mtx.contains("methods") ? Alternatives(mtx["methods"]).size() : 0;
+    count += subjects * methods * CombinationCount(mtx.value("param", json::object())) *
+             CombinationCount(mtx.value("set", json::object()));
+  }
+  if (count > max_runs)
+    throw InputError(path + ": " + std::to_string(count) + " runs, more than the limit of " +
+                     std::to_string(max_runs) + " (raise it with --max-runs)");
+
+  auto add = [&](RunSpec spec) {
     spec.t_end = spec.t_end > 0.0 ? spec.t_end : t_end;
     spec.repeats = repeats;
-    char stem[32];
-    std::snprintf(stem, sizeof stem, "%04zu", sweep.items.size());
-    sweep.items.push_back({spec, std::string(stem) + "_" + spec.problem + "_" + spec.method});
-    (void)where;
+    char number[32];
+    std::snprintf(number, sizeof number, "%04zu", sweep.items.size());
+    const std::string subject = spec.model_file.empty() ? spec.problem : FileStem(spec.model_file);
+    sweep.items.push_back({spec, std::string(number) + "_" + subject + "_" + spec.method});
   };
   try {
     if (j.contains("runs")) {
@@ -514,51 +677,56 @@ SweepFile ReadSweepFile(const std::string& path) {
         const json& r = j["runs"][i];
         const std::string where = path + ": runs[" + std::to_string(i) + "]";
         if (!r.is_object()) throw InputError(where + ": must be an object");
-        CheckKeys(r, {"problem", "method", "param", "set", "t_end", "series"}, where);
-        if (!r.contains("problem") || !r.contains("method"))
-          throw InputError(where + ": needs 'problem' and 'method'");
+        CheckKeys(r, {"problem", "model", "method", "param", "set", "t_end", "series"}, where);
+        if (r.contains("problem") == r.contains("model") || !r.contains("method"))
+          throw InputError(where + ": needs 'method' and one of 'problem' or 'model'");
         RunSpec spec;
-        spec.problem = r["problem"].get<std::string>();
+        if (r.contains("problem")) {
+          if (!r["problem"].is_string()) throw InputError(where + ".problem: must be a name");
+          spec.problem = r["problem"].get<std::string>();
+        } else {
+          spec.model_file = ModelPath(r["model"], path, where + ".model");
+        }
+        if (!r["method"].is_string()) throw InputError(where + ".method: must be a name");
         spec.method = r["method"].get<std::string>();
         spec.problem_parameters = ReadAssignments(r.value("param", json()), where + ".param");
         spec.settings = ReadAssignments(r.value("set", json()), where + ".set");
-        spec.t_end = r.value("t_end", 0.0);
+        if (r.contains("t_end")) spec.t_end = PositiveNumber(r["t_end"], where + ".t_end");
+        if (r.contains("series") && !r["series"].is_boolean())
+          throw InputError(where + ".series: must be true or false");
         spec.series = r.value("series", false);
-        add(spec, where);
+        add(spec);
       }
     }
     if (j.contains("matrix")) {
       const json& mtx = j["matrix"];
       const std::string where = path + ": matrix";
       if (!mtx.is_object()) throw InputError(where + ": must be an object");
-      CheckKeys(mtx, {"problems", "methods", "param", "set"}, where);
+      CheckKeys(mtx, {"problems", "models", "methods", "param", "set"}, where);
       const auto problems = ReadStrings(mtx.value("problems", json::array()), where + ".problems");
+      std::vector<std::string> models;
+      for (const auto& m : ReadStrings(mtx.value("models", json::array()), where + ".models"))
+        models.push_back(ModelPath(m, path, where + ".models"));
       const auto methods = ReadStrings(mtx.value("methods", json::array()), where + ".methods");
-      // "set" values may be arrays: one run per combination (e.g. an rtol sweep for a
-      // work-precision diagram).
-      std::vector<json> set_variants = {json::object()};
-      const json set_spec = mtx.value("set", json::object());
-      for (const auto& [key, value] : set_spec.items()) {
-        std::vector<json> expanded;
-        const json values = value.is_array() ? value : json::array({value});
-        for (const auto& variant : set_variants)
-          for (const auto& v : values) {
-            json next = variant;
-            next[key] = v;
-            expanded.push_back(next);
-          }
-        set_variants = expanded;
-      }
-      for (const auto& p : problems)
+      // "param" and "set" values may be arrays: one run per combination (a stiffness study,
+      // an rtol sweep for a work-precision diagram).
+      const auto params = Combinations(mtx.value("param", json::object()), where + ".param");
+      const auto sets = Combinations(mtx.value("set", json::object()), where + ".set");
+      std::vector<std::pair<std::string, std::string>> subjects;  // (problem, model file)
+      for (const auto& p : problems) subjects.emplace_back(p, "");
+      for (const auto& m : models) subjects.emplace_back("", m);
+      for (const auto& [problem, model] : subjects)
         for (const auto& m : methods)
-          for (const auto& set : set_variants) {
-            RunSpec spec;
-            spec.problem = p;
-            spec.method = m;
-            spec.problem_parameters = ReadAssignments(mtx.value("param", json()), where + ".param");
-            spec.settings = ReadAssignments(set, where + ".set");
-            add(spec, where);
-          }
+          for (const auto& param : params)
+            for (const auto& set : sets) {
+              RunSpec spec;
+              spec.problem = problem;
+              spec.model_file = model;
+              spec.method = m;
+              spec.problem_parameters = ReadAssignments(param, where + ".param");
+              spec.settings = ReadAssignments(set, where + ".set");
+              add(spec);
+            }
     }
   } catch (const json::exception& e) {
     throw InputError(path + ": wrong type: " + e.what());

@@ -24,6 +24,7 @@ std::string SeriesToCsv(const RunRecord& record, const std::vector<std::string>&
 /// Index entry of a sweep or catalogue run.
 struct IndexEntry {
   std::string file, problem, method;
+  std::string configuration_hash;
   std::string status;
   std::string message;
 };
@@ -35,6 +36,26 @@ void WriteFileAtomically(const std::string& path, const std::string& text);
 
 /// Status of an existing result file ("" if missing or unreadable): used to resume sweeps.
 std::string ReadResultStatus(const std::string& path);
+
+/// The configuration of a run as canonical JSON text (sorted keys): problem id, resolved
+/// problem parameters, the model file's content hash, method id, resolved method parameters,
+/// the settings the method used (h, rtol, atol), the horizon, whether a series was asked and
+/// the number of timed repeats. `described` is DescribeRun's record of the resolved spec.
+/// Two runs with equal keys compute the same thing: what a sweep may reuse.
+std::string ConfigurationKey(const RunRecord& described, const RunSpec& spec);
+/// 16 hex digits (64-bit FNV-1a) of a configuration key, for indexes and file listings.
+std::string ConfigurationHash(const std::string& key);
+
+/// A stored result as a sweep's resume sees it: its status and configuration key ("" for
+/// a result written before configurations were stored, or unreadable).
+struct StoredResult {
+  std::string status;
+  std::string configuration;
+};
+StoredResult ReadStoredResult(const std::string& path);
+/// The keys whose values differ between two configuration keys ("settings.h: 0.004 -> 0.001"),
+/// for the message that says why a stored result is not reused.
+std::string DescribeConfigurationChange(const std::string& stored, const std::string& wanted);
 
 /// The stored reference in `path` whose parameters equal the problem's, if any (none for a
 /// missing file). Throws InputError naming the file when it is malformed.
@@ -72,7 +93,11 @@ struct SweepFile {
   std::string name;
   std::vector<SweepItem> items;
 };
-/// Parses an experiment file; throws InputError naming the file and the key on bad input.
-SweepFile ReadSweepFile(const std::string& path);
+/// Default limit on the runs of one experiment (`sweep --max-runs` raises it).
+inline constexpr size_t kDefaultMaxRuns = 10000;
+/// Parses an experiment file (format: docs/experiments.md); throws InputError naming the
+/// file and the key on bad input, and before expanding anything when it would have more than
+/// `max_runs` runs.
+SweepFile ReadSweepFile(const std::string& path, size_t max_runs = kDefaultMaxRuns);
 
 }  // namespace mbb

@@ -5,6 +5,8 @@
 // This file and json_io.cc are the only ones that include nlohmann/json.
 #include "harness/model_file.h"
 
+#include "harness/file_names.h"
+
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -431,6 +433,7 @@ Problem LoadModelProblem(const std::string& path, const ParameterSet& params) {
     id = path.substr(path.find_last_of('/') + 1);
     if (id.size() > 5 && id.substr(id.size() - 5) == ".json") id.resize(id.size() - 5);
   }
+  RequireSafeName(id, "model file " + path + ": id (results are named after it)");
   Problem problem = BuildModelProblem(model, id);
   problem.parameters["model_file"] = path;
   CheckInitialConditions(problem);

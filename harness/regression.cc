@@ -13,11 +13,34 @@ constexpr double kStepFraction = 0.05;
 constexpr double kMetricFactor = 10.0;
 constexpr double kMetricFloor = 1e-12;
 
-std::string Pair(const std::string& key, double old_value, double new_value) {
-  char buffer[160];
-  std::snprintf(buffer, sizeof buffer, "%s: baseline %.12g, now %.12g", key.c_str(), old_value,
-                new_value);
+// "key: baseline B, now N (tolerance T, ratio R)": R = |N - B| / T for a band around the
+// baseline, N / T for an upper bound; R > 1 is what made it a finding.
+std::string Finding(const std::string& key, double old_value, double new_value, double tolerance,
+                    double ratio) {
+  char buffer[240];
+  std::snprintf(buffer, sizeof buffer, "%s: baseline %.12g, now %.12g (tolerance %.3g, ratio %.3g)",
+                key.c_str(), old_value, new_value, tolerance, ratio);
   return buffer;
+}
+
+std::string Band(const std::string& key, double old_value, double new_value, double tolerance) {
+  return Finding(key, old_value, new_value, tolerance, std::abs(new_value - old_value) / tolerance);
+}
+
+std::string Optional(const std::optional<double>& x) {
+  if (!x) return "null";
+  char buffer[40];
+  std::snprintf(buffer, sizeof buffer, "%.12g", *x);
+  return buffer;
+}
+
+void CompareMaps(const std::string& prefix, const std::map<std::string, std::string>& b,
+                 const std::map<std::string, std::string>& c, std::vector<std::string>& out) {
+  for (const auto& [key, value] : b) {
+    auto it = c.find(key);
+    if (it != c.end() && it->second != value)
+      out.push_back(prefix + key + ": baseline " + value + ", now " + it->second);
+  }
 }
 
 }  // namespace
@@ -34,18 +57,22 @@ std::vector<RegressionFinding> CompareWithBaseline(const BaselineValues& b,
     add("final_state.q: size changed");
     return out;
   }
-  for (size_t i = 0; i < b.final_q.size(); ++i)
-    if (!(std::abs(c.final_q[i] - b.final_q[i]) <= kAbs + kRel * std::abs(b.final_q[i])))
-      add(Pair("final_state.q[" + std::to_string(i) + "]", b.final_q[i], c.final_q[i]));
+  for (size_t i = 0; i < b.final_q.size(); ++i) {
+    const double tolerance = kAbs + kRel * std::abs(b.final_q[i]);
+    if (!(std::abs(c.final_q[i] - b.final_q[i]) <= tolerance))
+      add(Band("final_state.q[" + std::to_string(i) + "]", b.final_q[i], c.final_q[i], tolerance));
+  }
   for (const auto& [name, value] : b.outputs) {
     auto it = c.outputs.find(name);
+    const double tolerance = kAbs + kRel * std::abs(value);
     if (it == c.outputs.end())
       add("outputs." + name + ": missing");
-    else if (!(std::abs(it->second - value) <= kAbs + kRel * std::abs(value)))
-      add(Pair("outputs." + name, value, it->second));
+    else if (!(std::abs(it->second - value) <= tolerance))
+      add(Band("outputs." + name, value, it->second, tolerance));
   }
-  if (std::abs(static_cast<double>(c.steps - b.steps)) > kStepFraction * b.steps + 2)
-    add(Pair("metrics.steps", b.steps, c.steps));
+  const double step_tolerance = kStepFraction * b.steps + 2;
+  if (std::abs(static_cast<double>(c.steps - b.steps)) > step_tolerance)
+    add(Band("metrics.steps", b.steps, c.steps, step_tolerance));
   auto not_worse = [&](const char* key, const std::optional<double>& old_value,
                        const std::optional<double>& new_value) {
     if (!old_value) return;
@@ -53,13 +80,34 @@ std::vector<RegressionFinding> CompareWithBaseline(const BaselineValues& b,
       add(std::string(key) + ": missing");
       return;
     }
-    if (!(*new_value <= kMetricFactor * *old_value + kMetricFloor))
-      add(Pair(key, *old_value, *new_value));
+    const double bound = kMetricFactor * *old_value + kMetricFloor;
+    if (!(*new_value <= bound))
+      add(Finding(key, *old_value, *new_value, bound, *new_value / bound));
   };
   not_worse("metrics.error.position_max_rel", b.error_rel, c.error_rel);
   not_worse("metrics.energy.max_abs_drift", b.energy_abs_drift, c.energy_abs_drift);
   not_worse("metrics.constraint_residual.position_max", b.position_residual, c.position_residual);
   not_worse("metrics.constraint_residual.velocity_max", b.velocity_residual, c.velocity_residual);
+  return out;
+}
+
+std::vector<std::string> ConfigurationDifferences(const BaselineValues& b,
+                                                  const BaselineValues& c) {
+  std::vector<std::string> out;
+  if (b.problem != c.problem)
+    out.push_back("problem: baseline " + b.problem + ", now " + c.problem);
+  if (b.method != c.method) out.push_back("method: baseline " + b.method + ", now " + c.method);
+  CompareMaps("problem.parameters.", b.problem_parameters, c.problem_parameters, out);
+  CompareMaps("method.parameters.", b.method_parameters, c.method_parameters, out);
+  const std::pair<const char*, std::pair<std::optional<double>, std::optional<double>>> settings[] =
+      {{"settings.h", {b.h, c.h}},
+       {"settings.rtol", {b.rtol, c.rtol}},
+       {"settings.atol", {b.atol, c.atol}},
+       {"settings.t_end", {b.t_end, c.t_end}}};
+  for (const auto& [key, values] : settings)
+    if (values.first != values.second)
+      out.push_back(std::string(key) + ": baseline " + Optional(values.first) + ", now " +
+                    Optional(values.second));
   return out;
 }
 

@@ -36,11 +36,19 @@ struct BaselineValues {
 
 struct RegressionFinding {
   std::string file;
-  std::string what;  // key and the two values
+  std::string what;  // key, both values, the tolerance and the ratio |change| / tolerance
 };
 
 /// Compares one new record with its baseline; returns the violations.
 std::vector<RegressionFinding> CompareWithBaseline(const BaselineValues& baseline,
                                                    const BaselineValues& current);
+
+/// The configuration keys (problem and method parameters, h, rtol, atol, t_end) whose values
+/// differ, as "settings.rtol: baseline 1e-10, now 1e-06". A key present on one side only (a
+/// parameter added since the baseline was written) is not a difference: its default is what
+/// the baseline ran with. Numbers from runs of different configurations are not comparable:
+/// `mbbench check` reports such a pair as a configuration difference, not a regression.
+std::vector<std::string> ConfigurationDifferences(const BaselineValues& baseline,
+                                                  const BaselineValues& current);
 
 }  // namespace mbb

@@ -71,6 +71,9 @@ struct RunRecord {
   std::map<std::string, std::string> method_parameters;
   std::optional<double> h, rtol, atol;
   double t_end = 0.0;
+  /// ConfigurationKey of the run (json_io.h), written as `configuration` and
+  /// `configuration_hash`; empty: not recorded.
+  std::string configuration;
   // What happened.
   RunStatus status = RunStatus::kOk;
   std::string message;

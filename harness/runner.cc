@@ -51,6 +51,29 @@ const std::vector<ParameterSpec>& SettingSpecs() {
   return specs;
 }
 
+// A setting the method does not read is refused (a run at the default step recorded beside
+// a tolerance it never used misleads whoever reads the result), or with --allow-unused
+// kept as a warning. h counts as used by every method that reads a step (an adaptive one
+// takes it as the first step); rtol / atol by adaptive methods when no fixed h is given.
+void CheckSettingsUsed(const RunSpec& spec, const MethodEntry& entry,
+                       const ParameterSet& method_parameters, std::vector<std::string>& warnings) {
+  const bool adaptive_by_parameter =
+      entry.uses_tolerances_if && entry.uses_tolerances_if(method_parameters);
+  const bool reads_tolerances =
+      (entry.uses_tolerances && !spec.settings.Has("h")) || adaptive_by_parameter;
+  std::string unused;
+  if (spec.settings.Has("h") && !entry.uses_step_size) unused += " h";
+  for (const char* key : {"rtol", "atol"})
+    if (spec.settings.Has(key) && !reads_tolerances) unused += std::string(" ") + key;
+  if (unused.empty()) return;
+  const std::string what = "method " + entry.name + " does not use the setting(s)" + unused +
+                           (entry.uses_step_size && !reads_tolerances && entry.uses_tolerances
+                                ? " (a fixed h turns its tolerances off)"
+                                : "");
+  if (!spec.allow_unused) throw InputError(what + "; drop them or pass --allow-unused");
+  warnings.push_back(what + ": ignored (--allow-unused)");
+}
+
 int ConstraintRank(const Problem& problem) {
   if (problem.m() == 0) return 0;
   auto ws = problem.dae->MakeWorkspace();
@@ -114,6 +137,7 @@ ResolvedRun ResolveRun(const RunSpec& spec) {
     st.h = run.problem.h_default;
   for (const auto& [k, v] : spec.settings.values())
     if (k != "h" && k != "rtol" && k != "atol") run.method_parameters.Set(k, v);
+  CheckSettingsUsed(spec, *run.entry, run.method_parameters, run.problem.warnings);
   // Combinations a method refuses at creation (e.g. step=adaptive with integrator=rk4) are bad
   // input too: creating the method once here lets them exit 2 before anything runs.
   run.entry->create(run.method_parameters);
@@ -179,8 +203,13 @@ RunRecord Execute(const ResolvedRun& run, const RunSpec& spec) {
 
   // Timed repeats: no observer work, no I/O; the median is what reports quote.
   std::vector<double> times;
-  double spent = 0.0;
+  double spent = 0.0, last_report = 0.0;
   for (int k = 0; k < spec.repeats && (k == 0 || spent < spec.time_budget_s); ++k) {
+    if (spec.progress && spent - last_report >= 2.0) {  // a line at most every 2 s
+      last_report = spent;
+      std::fprintf(stderr, "  %s %s: timing repeat %d of %d (%.1f s so far)\n",
+                   run.problem.id.c_str(), run.entry->name.c_str(), k + 1, spec.repeats, spent);
+    }
     NullObserver null_observer;
     const auto start = std::chrono::steady_clock::now();
     method->Run(run.problem, run.settings, null_observer);

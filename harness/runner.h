@@ -22,7 +22,11 @@ struct RunSpec {
   bool series = false;
   int repeats = 5;              // timed repeats after the instrumented run
   double time_budget_s = 20.0;  // stop repeating once the repeats took this long
-  bool progress = false;        // print a progress line to stderr every 2 s of a run
+  /// Print a progress line to stderr at most every 2 s of a run and of its timed repeats.
+  bool progress = false;
+  /// Accept h / rtol / atol the method does not read (a warning in the result) instead of
+  /// refusing them (`--allow-unused`).
+  bool allow_unused = false;
 };
 
 /// Default tolerances for adaptive methods: tight enough that the baselines agree to

@@ -7,7 +7,9 @@
 #include "methods/newmark/newmark_methods.h"
 #include "methods/odeint/odeint_methods.h"
 #include "methods/qr/qr_projection.h"
+#ifdef MBBENCH_WITH_SIMBODY
 #include "methods/simbody/simbody_peer.h"
+#endif
 #include "methods/sundials/sundials_methods.h"
 
 namespace mbb {
@@ -15,8 +17,13 @@ namespace mbb {
 const std::vector<MethodEntry>& MethodRegistry() {
   static const std::vector<MethodEntry> registry = [] {
     std::vector<MethodEntry> entries;
-    for (auto family : {IdaMethodEntries, ArkodeMethodEntries, OdeintMethodEntries,
-                        NewmarkMethodEntries, QrMethodEntries, SimbodyMethodEntries})
+    using Family = std::vector<MethodEntry> (*)();
+    std::vector<Family> families = {IdaMethodEntries, ArkodeMethodEntries, OdeintMethodEntries,
+                                    NewmarkMethodEntries, QrMethodEntries};
+#ifdef MBBENCH_WITH_SIMBODY  // optional: the peer needs libsimbody-dev
+    families.push_back(SimbodyMethodEntries);
+#endif
+    for (Family family : families)
       for (auto& entry : family()) entries.push_back(std::move(entry));
     std::sort(entries.begin(), entries.end(),
               [](const auto& a, const auto& b) { return a.name < b.name; });

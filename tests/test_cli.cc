@@ -1,7 +1,10 @@
 // Bad usage and bad input exit 2 with a message naming the argument, key or name.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+
 #include "harness/cli.h"
+#include "harness/json_io.h"
 #include "harness/runner.h"
 
 namespace mbb {
@@ -123,6 +126,75 @@ TEST_CASE("bad usage exits 2", "[cli]") {
   CHECK(Cli({"stability", "-p", "planar_pendulum", "-m", "ida"}) == 2);  // no fixed step
   CHECK(Cli({"stability", "-p", "planar_pendulum", "-m", "continued-qr", "--set",
              "step=adaptive"}) == 2);
+}
+
+TEST_CASE("every command has --help, exiting 0", "[cli]") {
+  for (const char* command :
+       {"list", "run", "stability", "sweep", "check", "figures", "report", "reference"})
+    CHECK(Cli({command, "--help"}) == 0);
+  CHECK(Cli({"--help"}) == 0);
+  CHECK(Cli({"help"}) == 0);
+}
+
+TEST_CASE("an option value may follow an equals sign: --opt=value", "[cli]") {
+  CHECK(Cli({"run", "-p", "planar_pendulum", "--method=no-such-method"}) == 2);  // parsed
+  CHECK(Cli({"run", "--problem=planar_pendulum", "-m", "ida", "--t-end=0"}) == 2);
+}
+
+TEST_CASE("a setting the method does not use exits 2 naming it, unless --allow-unused", "[cli]") {
+  CHECK(Cli({"run", "-p", "planar_pendulum", "-m", "odeint-rk4", "--set", "rtol=1e-6"}) == 2);
+  CHECK(Cli({"run", "-p", "planar_pendulum", "-m", "ida", "--h", "0.05"}) == 2);
+  RunSpec spec = Spec("planar_pendulum", "odeint-rk4");
+  spec.settings.Set("rtol", "1e-6");
+  CHECK_THAT(InputErrorOf(spec), Catch::Contains("rtol") && Catch::Contains("--allow-unused"));
+  spec = Spec("planar_pendulum", "odeint-dopri5");  // a fixed h turns its tolerances off
+  spec.settings.Set("h", "1e-3");
+  spec.settings.Set("atol", "1e-9");
+  CHECK_THAT(InputErrorOf(spec), Catch::Contains("atol") && !Catch::Contains("rtol"));
+  spec.allow_unused = true;
+  const ResolvedRun run = ResolveRun(spec);
+  REQUIRE(!run.problem.warnings.empty());
+  CHECK_THAT(run.problem.warnings.back(), Catch::Contains("atol"));
+  // What a method reads is accepted: rtol by ida, h by rk4, h as the first step of the
+  // adaptive continued-qr.
+  CHECK(InputErrorOf([] {
+          RunSpec s = Spec("planar_pendulum", "ida");
+          s.settings.Set("rtol", "1e-6");
+          return s;
+        }()) == "");
+  CHECK(InputErrorOf([] {
+          RunSpec s = Spec("planar_pendulum", "continued-qr");
+          s.settings.Set("step", "adaptive");
+          s.settings.Set("h", "1e-3");
+          s.settings.Set("rtol", "1e-6");
+          return s;
+        }()) == "");
+}
+
+TEST_CASE("counts must be whole numbers in range", "[cli]") {
+  CHECK(Cli({"run", "-p", "planar_pendulum", "-m", "ida", "--jobs", "0"}) == 2);
+  CHECK(Cli({"run", "-p", "planar_pendulum", "-m", "ida", "--jobs", "-1"}) == 2);
+  CHECK(Cli({"run", "-p", "planar_pendulum", "-m", "ida", "--jobs", "1e12"}) == 2);
+  CHECK(Cli({"run", "-p", "planar_pendulum", "-m", "ida", "--repeats", "-1"}) == 2);
+  CHECK(Cli({"run", "-p", "planar_pendulum", "-m", "ida", "--repeats", "2.7"}) == 2);
+  CHECK(Cli({"sweep", "x.json", "--shard", "0.5/2"}) == 2);
+  CHECK(Cli({"run", "-p", "planar_pendulum", "-m", "ida", "-m", "odeint-rk4"}) == 2);
+}
+
+TEST_CASE("every committed experiment file resolves: valid runs, no unused setting", "[cli]") {
+  // A sweep refuses the whole file when one run does not resolve, so a committed experiment
+  // that names an unused setting (rtol for a fixed-step method) would stop working.
+  int files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(MBBENCH_EXPERIMENTS_DIR)) {
+    if (e.path().extension() != ".json") continue;
+    ++files;
+    const SweepFile sweep = ReadSweepFile(e.path().string());
+    for (const auto& item : sweep.items) {
+      INFO(e.path().filename().string() << ": " << item.label);
+      CHECK(InputErrorOf(item.spec) == "");
+    }
+  }
+  CHECK(files > 0);
 }
 
 }  // namespace mbb

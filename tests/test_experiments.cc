@@ -1,0 +1,143 @@
+// The experiment-file format: the documented examples (docs/experiments/) run, matrix lists
+// expand to every combination, model files are found relative to the experiment, and an
+// oversized or ill-typed experiment is refused before anything is expanded or run.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "harness/cli.h"
+#include "harness/json_io.h"
+
+namespace mbb {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+fs::path Scratch(const std::string& name) {
+  const fs::path dir = fs::current_path() / ("scratch_experiments_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string InputErrorOf(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("the documented example experiments run, every run ok", "[experiments]") {
+  int examples = 0;
+  for (const auto& e : fs::directory_iterator(MBBENCH_DOC_EXPERIMENTS_DIR)) {
+    if (e.path().extension() != ".json") continue;
+    ++examples;
+    INFO(e.path().filename().string());
+    const SweepFile sweep = ReadSweepFile(e.path().string());
+    const fs::path out = Scratch(e.path().stem().string());
+    REQUIRE(RunCli({"sweep", e.path().string(), "--out", out.string()}) == 0);
+    const json index = json::parse(std::ifstream(out / "index.json"));
+    REQUIRE(index.at("runs").size() == sweep.items.size());
+    for (const auto& run : index.at("runs")) CHECK(run.at("status") == "ok");
+  }
+  CHECK(examples >= 3);
+}
+
+TEST_CASE("matrix lists expand to every combination, in a stated order", "[experiments]") {
+  const SweepFile sweep =
+      ReadSweepFile(std::string(MBBENCH_DOC_EXPERIMENTS_DIR) + "/parameter_study.json");
+  REQUIRE(sweep.items.size() == 4);  // N in {2, 4} x h in {1e-2, 5e-3}
+  CHECK(sweep.items[0].spec.problem_parameters.GetDouble("N", 0) == 2);
+  CHECK(sweep.items[0].spec.settings.GetDouble("h", 0) == 1e-2);
+  CHECK(sweep.items[3].spec.problem_parameters.GetDouble("N", 0) == 4);
+  CHECK(sweep.items[3].spec.settings.GetDouble("h", 0) == 5e-3);
+  CHECK(sweep.items[3].label == "0003_n_four_bar_odeint-rk4");
+
+  const SweepFile models =
+      ReadSweepFile(std::string(MBBENCH_DOC_EXPERIMENTS_DIR) + "/model_matrix.json");
+  REQUIRE(models.items.size() == 4);
+  CHECK(fs::exists(models.items[0].spec.model_file));  // relative to the experiment's folder
+  CHECK(models.items[0].label == "0000_triple_pendulum_ida");
+}
+
+TEST_CASE("a bad experiment is refused naming the file and key, before expansion",
+          "[experiments]") {
+  const fs::path dir = Scratch("bad");
+  auto write = [&](const std::string& text) {
+    const fs::path file = dir / "x.json";
+    std::ofstream(file) << text;
+    return file.string();
+  };
+  // 7 keys x 10 values = 1e7 combinations: refused by its size, nothing expanded.
+  std::string set;
+  for (int k = 0; k < 7; ++k)
+    set += std::string(k ? ", " : "") + "\"k" + std::to_string(k) + "\": [1,2,3,4,5,6,7,8,9,10]";
+  const std::string huge = write(R"({"matrix": {"problems": ["planar_pendulum"], "methods":
+      ["ida"], "set": {)" + set + "}}}");
+  CHECK_THAT(InputErrorOf([&] { ReadSweepFile(huge); }),
+             Catch::Contains("10000000 runs") && Catch::Contains("--max-runs"));
+  CHECK(RunCli({"sweep", huge}) == 2);
+
+  const std::pair<const char*, const char*> cases[] = {
+      {R"({"name": 3, "runs": []})", "name"},
+      {R"({"t_end": -1, "runs": [{"problem": "planar_pendulum", "method": "ida"}]})", "t_end"},
+      {R"({"repeats": 2.5, "runs": [{"problem": "planar_pendulum", "method": "ida"}]})", "repeats"},
+      {R"({"repeats": -1, "runs": [{"problem": "planar_pendulum", "method": "ida"}]})", "repeats"},
+      {R"({"runs": [{"problem": "planar_pendulum", "model": "m.json", "method": "ida"}]})",
+       "runs[0]"},
+      {R"({"runs": [{"problem": "planar_pendulum", "method": "ida", "series": "yes"}]})", "series"},
+      {R"({"runs": {"problem": "planar_pendulum"}})", "runs"},
+  };
+  for (const auto& [text, key] : cases) {
+    INFO(text);
+    const std::string file = write(text);
+    CHECK_THAT(InputErrorOf([&] { ReadSweepFile(file); }),
+               Catch::Contains(file) && Catch::Contains(key));
+  }
+  CHECK_THAT(InputErrorOf([&] { ReadSweepFile(dir.string()); }), Catch::Contains("directory"));
+}
+
+namespace {
+
+// A result without what differs between two executions of the same run: the context (date,
+// host), the timings, and where the files lie.
+json WithoutTimings(json result) {
+  result.erase("context");
+  result["metrics"].erase("wall_time_s");
+  result["metrics"].erase("time_per_step_s");
+  return result;
+}
+
+}  // namespace
+
+TEST_CASE("the GNU parallel recipe's merged shards equal a one-machine sweep", "[experiments]") {
+  const fs::path dir = Scratch("cluster");
+  const std::string experiment = std::string(MBBENCH_DOC_EXPERIMENTS_DIR) + "/parameter_study.json";
+  REQUIRE(RunCli({"sweep", experiment, "--out", (dir / "one").string()}) == 0);
+  const std::string scripts = MBBENCH_CLUSTER_SCRIPTS_DIR;
+  const std::string sharded = (dir / "sharded").string();
+  const std::string command = "MBBENCH='" + std::string(MBBENCH_EXE) + "' '" + scripts +
+                              "/parallel_sweep.sh' '" + experiment + "' '" + sharded +
+                              "' 3 >/dev/null 2>&1 && '" + scripts + "/merge_shards.sh' '" +
+                              sharded + "'";
+  REQUIRE(std::system(command.c_str()) == 0);
+  const json one_index = json::parse(std::ifstream(dir / "one" / "index.json"));
+  const json merged_index = json::parse(std::ifstream(fs::path(sharded) / "index.json"));
+  REQUIRE(merged_index.at("runs").size() == one_index.at("runs").size());
+  for (const auto& run : one_index.at("runs")) {
+    const std::string file = run.at("file");
+    INFO(file);
+    const json a = WithoutTimings(json::parse(std::ifstream(dir / "one" / file)));
+    const json b = WithoutTimings(json::parse(std::ifstream(fs::path(sharded) / file)));
+    CHECK(a == b);  // runs are deterministic: equal to the last bit, timings aside
+  }
+  CHECK_FALSE(fs::exists(fs::path(sharded) / "shard-0"));
+}
+
+}  // namespace mbb
