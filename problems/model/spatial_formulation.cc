@@ -27,6 +27,7 @@
 #include <Eigen/Geometry>
 #include <cmath>
 #include <memory>
+#include <set>
 
 #include "problems/equations_dae.h"
 #include "problems/model/formulation.h"
@@ -342,6 +343,31 @@ struct SpatialEulerEquations {
       }
     }
   }
+
+  // Linear momentum sum m r' and angular momentum about the origin
+  // sum (r x m r' + A J A^T w), with the global angular velocity w = 2 Ebar(e) e' (eq 62)
+  // and A = Ebar E^T.
+  void Momenta(const double* q, const double* v, Eigen::Vector3d& linear,
+               Eigen::Vector3d& angular) const {
+    linear.setZero();
+    angular.setZero();
+    for (const BodyData& b : bodies) {
+      const int o = b.ref.offset;
+      const V3 r(q[o], q[o + 1], q[o + 2]), rd(v[o], v[o + 1], v[o + 2]);
+      linear += b.mass * rd;
+      angular += r.cross(b.mass * rd);
+      if (!b.ref.rigid) continue;
+      const double* e = q + o + 3;
+      const double* ed = v + o + 3;
+      V3 w = V3::Zero();
+      Eigen::Matrix3d a;
+      for (int i = 0; i < 3; ++i) {
+        for (int k = 0; k < 4; ++k) w[i] += 2.0 * EntryEbar(e, i, k) * ed[k];
+        Bilinear(e, e, V3(V3::Unit(i)), a.col(i).data());
+      }
+      angular += a * b.inertia * a.transpose() * w;
+    }
+  }
 };
 
 std::string JointName(JointKind kind) {
@@ -402,25 +428,67 @@ Eigen::Matrix3d InitialRotation(const ModelDescription& model, int body) {
 
 }  // namespace
 
-FormulatedModel FormulateSpatialEuler(const ModelDescription& model) {
-  ValidateModel(model);
+void ValidateEulerParameterModel(const ModelDescription& model) {
+  const std::string& w = model.Where();
   if (model.dimension != 3)
-    throw InputError(model.Where() + ": Euler-parameter formulation needs dimension 3");
+    throw InputError(w + ": the Euler-parameter equations need a model of dimension 3");
+  static const std::set<std::string> kHold = {"x",  "y",  "z",  "orientation", "vx",
+                                              "vy", "vz", "wx", "wy",          "wz"};
+  for (const auto& b : model.bodies) {
+    const std::string what = "body '" + b.name + "'";
+    if (b.kind == BodyKind::kRigid) {
+      Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> eig(b.inertia);
+      if (!(eig.eigenvalues().minCoeff() > 0.0) || (b.inertia - b.inertia.transpose()).norm() > 0)
+        throw InputError(w + ": " + what + " inertia must be symmetric positive definite");
+      if (!(b.orientation.norm() > 0.0))
+        throw InputError(w + ": " + what + " orientation must be a non-zero quaternion");
+    }
+    for (const auto& h : b.hold)
+      if (!kHold.count(h)) throw InputError(w + ": " + what + " hold: unknown value '" + h + "'");
+  }
+  for (const auto& j : model.joints) {
+    const std::string what = "joint '" + j.name + "'";
+    const bool uses_axis = j.kind != JointKind::kSpherical && j.kind != JointKind::kDistance &&
+                           j.kind != JointKind::kFixed;
+    if (uses_axis && !(j.axis_a.norm() > 0.0))
+      throw InputError(w + ": " + what + " axis_a must be non-zero");
+    if (uses_axis && j.kind != JointKind::kPointOnLine && !(j.axis_b.norm() > 0.0))
+      throw InputError(w + ": " + what + " axis_b must be non-zero");
+  }
+  for (const auto& f : model.forces)
+    if (f.kind == ForceKind::kTorsionalSpring)
+      throw InputError(w + ": force '" + f.name +
+                       "': torsional spring-dampers are planar only (formulation 'planar')");
+  for (const auto& d : model.drivers) {
+    const std::string what = "driver '" + d.name + "'";
+    if (d.kind == DriverKind::kRelativeAngle)
+      throw InputError(w + ": " + what + " relative_angle is planar only (formulation 'planar')");
+    if (d.coordinate != "x" && d.coordinate != "y" && d.coordinate != "z")
+      throw InputError(w + ": " + what + " coordinate '" + d.coordinate + "' is not valid");
+  }
+  for (const auto& o : model.outputs)
+    if (o.kind == OutputKind::kAngle && !(o.axis.norm() > 0.0))
+      throw InputError(w + ": output '" + o.name + "' axis must be non-zero");
+}
+
+FormulatedModel FormulateSpatialEuler(const ModelDescription& model) {
   SpatialEulerEquations eq;
   std::vector<int> offsets;
   std::vector<BodyRef> refs;
+  FormulatedModel out;
+  out.model = model;
   for (const auto& b : model.bodies) {
     offsets.push_back(eq.n);
     const bool rigid = b.kind == BodyKind::kRigid;
     refs.push_back({eq.n, rigid});
     eq.bodies.push_back({{eq.n, rigid}, b.mass, b.inertia});
+    out.body_coordinates.push_back({b.name, eq.n, rigid ? 7 : 3});
     eq.n += rigid ? 7 : 3;
   }
   auto ref = [&](const std::string& name, const std::string& what) {
     const int i = FindBodyIndex(model, name, what);
     return i < 0 ? BodyRef{} : refs[i];
   };
-  FormulatedModel out;
   for (const auto& jd : model.joints) {
     const std::string what = "joint '" + jd.name + "'";
     Joint j;
@@ -438,9 +506,11 @@ FormulatedModel FormulateSpatialEuler(const ModelDescription& model) {
     j.kb = rb.transpose() * ra * j.ga;  // perpendicular to f_a at the initial pose
     for (int c = 0; c < 3; ++c) j.frame_b[c] = rb.transpose() * ra * V3::Unit(c);
     const int rows = JointRows(jd.kind);
+    std::vector<std::string> names;
     for (int r = 0; r < rows; ++r)
-      out.constraint_names.push_back(what + " (" + JointName(jd.kind) + ") row " +
-                                     std::to_string(r + 1));
+      names.push_back(what + " (" + JointName(jd.kind) + ") row " + std::to_string(r + 1));
+    AppendRows(out.rows, ConstraintRows::Owner::kJoint, static_cast<int>(eq.joints.size()), jd.name,
+               names);
     eq.m += rows;
     eq.joints.push_back(j);
   }
@@ -448,14 +518,15 @@ FormulatedModel FormulateSpatialEuler(const ModelDescription& model) {
     const std::string what = "driver '" + dd.name + "'";
     const BodyRef a = ref(dd.body_a, what);
     const int k = dd.coordinate == "x" ? 0 : dd.coordinate == "y" ? 1 : 2;
+    AppendRows(out.rows, ConstraintRows::Owner::kDriver, static_cast<int>(eq.drivers.size()),
+               dd.name, {what});
     eq.drivers.push_back({a.offset + k, dd.law});
-    out.constraint_names.push_back(what);
     ++eq.m;
   }
   for (size_t i = 0; i < model.bodies.size(); ++i) {
     if (!refs[i].rigid) continue;
-    out.constraint_names.push_back("Euler-parameter normalisation of body '" +
-                                   model.bodies[i].name + "'");
+    AppendRows(out.rows, ConstraintRows::Owner::kBody, static_cast<int>(i), model.bodies[i].name,
+               {"Euler-parameter normalisation of body '" + model.bodies[i].name + "'"});
     ++eq.m;
   }
   for (const auto& fd : model.forces) {
@@ -538,14 +609,8 @@ FormulatedModel FormulateSpatialEuler(const ModelDescription& model) {
   std::vector<Out> outs;
   for (const auto& o : model.outputs) {
     const std::string what = "output '" + o.name + "'";
+    // ValidateModel refused point-mass references and relative velocities.
     const BodyRef reference = o.reference_body.empty() ? BodyRef{} : ref(o.reference_body, what);
-    if (reference.offset >= 0 && !reference.rigid)
-      throw InputError(model.Where() + ": " + what + ": reference_body '" + o.reference_body +
-                       "' must be a rigid body");
-    if (reference.offset >= 0 && (o.kind == OutputKind::kPointVX ||
-                                  o.kind == OutputKind::kPointVY || o.kind == OutputKind::kPointVZ))
-      throw InputError(model.Where() + ": " + what +
-                       ": reference_body is not supported for velocity outputs");
     outs.push_back(
         {o.kind, ref(o.body, what), reference, o.point, o.axis.normalized(), o.offset, o.scale});
   }
@@ -586,6 +651,9 @@ FormulatedModel FormulateSpatialEuler(const ModelDescription& model) {
       values[k] = o.offset + o.scale * values[k];
     }
   };
+  for (const auto& rows : out.rows)
+    out.constraint_names.insert(out.constraint_names.end(), rows.row_names.begin(),
+                                rows.row_names.end());
   out.dae = MakeDae(eq);
   return out;
 }
