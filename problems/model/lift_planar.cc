@@ -12,7 +12,9 @@
 //               (axis_a, 0))
 //   gravity, spring-dampers, forces   the same vectors with z = 0
 //   torques     the planar torque vector(2) about z
-//   drivers     coordinate x or y: the same
+//   torsional spring-dampers   about body a's z axis (spatial_formulation.cc)
+//   drivers     coordinate x or y: the same; relative_angle: the rotation of b relative to
+//               a about a's z axis; coordinate angle: the same relative to the ground
 //   outputs     the same; an angle is the rotation about z (relative to reference_body)
 //
 // Why the out-of-plane choices do not change the planar motion: the planar motion (z = 0,
@@ -28,8 +30,6 @@
 #include "problems/model/lift_planar.h"
 
 #include <cmath>
-
-#include "problems/parameters.h"
 
 namespace mbb {
 namespace {
@@ -90,7 +90,7 @@ JointDescription LiftJoint(const ModelDescription& model, const JointDescription
   return j;
 }
 
-ForceDescription LiftForce(const ModelDescription& model, const ForceDescription& planar) {
+ForceDescription LiftForce(const ForceDescription& planar) {
   ForceDescription f = planar;
   f.point_a = InPlane(planar.point_a);
   f.point_b = InPlane(planar.point_b);
@@ -98,19 +98,19 @@ ForceDescription LiftForce(const ModelDescription& model, const ForceDescription
     f.vector = Eigen::Vector3d(0.0, 0.0, planar.vector.z());
   else
     f.vector = InPlane(planar.vector);
-  if (planar.kind == ForceKind::kTorsionalSpring)
-    throw InputError(model.Where() + ": force '" + planar.name +
-                     "': a torsional spring-damper has no counterpart in the Euler-parameter "
-                     "equations; use formulation 'planar'");
-  return f;
+  return f;  // a torsional spring acts about body a's z axis, the plane normal
 }
 
-DriverDescription LiftDriver(const ModelDescription& model, const DriverDescription& planar) {
-  if (planar.kind == DriverKind::kRelativeAngle || planar.coordinate == "angle")
-    throw InputError(model.Where() + ": driver '" + planar.name +
-                     "': an angle driver has no counterpart in the Euler-parameter equations; "
-                     "use formulation 'planar'");
-  return planar;
+DriverDescription LiftDriver(const DriverDescription& planar) {
+  DriverDescription d = planar;
+  if (planar.kind == DriverKind::kCoordinate && planar.coordinate == "angle") {
+    // theta = law(t): the rotation about z relative to the ground.
+    d.kind = DriverKind::kRelativeAngle;
+    d.body_a = "ground";
+    d.body_b = planar.body_a;
+    d.coordinate.clear();
+  }
+  return d;
 }
 
 }  // namespace
@@ -123,9 +123,9 @@ ModelDescription LiftPlanarModel(const ModelDescription& planar) {
   m.joints.clear();
   for (const auto& j : planar.joints) m.joints.push_back(LiftJoint(planar, j));
   m.forces.clear();
-  for (const auto& f : planar.forces) m.forces.push_back(LiftForce(planar, f));
+  for (const auto& f : planar.forces) m.forces.push_back(LiftForce(f));
   m.drivers.clear();
-  for (const auto& d : planar.drivers) m.drivers.push_back(LiftDriver(planar, d));
+  for (const auto& d : planar.drivers) m.drivers.push_back(LiftDriver(d));
   for (auto& o : m.outputs) {
     o.point = InPlane(o.point);
     if (o.kind == OutputKind::kAngle) o.axis = Eigen::Vector3d::UnitZ();

@@ -7,9 +7,7 @@
 
 namespace mbb {
 
-/// The spatial model of a validated planar model (dimension 2); throws InputError naming
-/// the element for what has no spatial counterpart in the Euler-parameter equations
-/// (torsional spring-dampers, relative-angle and angle drivers).
+/// The spatial model (dimension 3) of a validated planar model.
 ModelDescription LiftPlanarModel(const ModelDescription& planar);
 
 }  // namespace mbb

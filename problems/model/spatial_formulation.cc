@@ -23,6 +23,10 @@
 //   fixed          d = 0 and three frame dot products                        6
 //   point-on-line  f_a . d = 0, g_a . d = 0                                  2
 //   distance       (d . d - L^2) / (2 L) = 0                                 1
+// Angles about an axis (the relative-angle driver, torsional spring-dampers; they come
+// from planar models lifted into 3-D, lift_planar.cc) are the rotation of b relative to a
+// about a's z axis: with e_rel = conj(e_a) e_b, angle = 2 atan2(e_rel.z, e_rel.w); the
+// driver row is 2 sin((angle - law) / 2) = 2 (e_rel.z cos(law/2) - e_rel.w sin(law/2)).
 // k_b and the fixed joint's frame vectors are taken from the stated initial pose.
 #include <Eigen/Geometry>
 #include <cmath>
@@ -154,9 +158,47 @@ struct Force {
 };
 
 struct Driver {
-  int index = 0;
+  DriverKind kind = DriverKind::kCoordinate;
+  BodyRef a, b;   // kRelativeAngle
+  int index = 0;  // kCoordinate
   TimeLaw law;
 };
+
+// The relative rotation e_rel = conj(e_a) e_b of body b in body a's frame (w and z
+// components; a ground or point-mass end has e = (1, 0, 0, 0)).
+template <class T>
+void RelativeRotationWZ(const BodyRef& a, const BodyRef& b, const T* q, T& w, T& z) {
+  const T one(1.0), zero(0.0);
+  const T* ea = a.offset >= 0 && a.rigid ? q + a.offset + 3 : nullptr;
+  const T* eb = b.offset >= 0 && b.rigid ? q + b.offset + 3 : nullptr;
+  const T aw = ea ? ea[0] : one, ax = ea ? ea[1] : zero, ay = ea ? ea[2] : zero,
+          az = ea ? ea[3] : zero;
+  const T bw = eb ? eb[0] : one, bx = eb ? eb[1] : zero, by = eb ? eb[2] : zero,
+          bz = eb ? eb[3] : zero;
+  w = aw * bw + ax * bx + ay * by + az * bz;
+  z = aw * bz - bw * az - (ax * by - ay * bx);
+}
+
+// Rotation angle of b relative to a about a's z axis (the twist of e_rel about z),
+// 2 atan2(e_rel.z, e_rel.w): continuous while |angle| < 2 pi.
+template <class T>
+T RelativeAngleAboutZ(const BodyRef& a, const BodyRef& b, const T* q) {
+  using std::atan2;
+  T w, z;
+  RelativeRotationWZ(a, b, q, w, z);
+  return 2.0 * atan2(z, w);
+}
+
+// Global angular velocity w = 2 Ebar(e) e' (eq 62); zero for ground and point masses.
+template <class T>
+void AngularVelocity(const BodyRef& b, const T* q, const T* v, T* w) {
+  for (int i = 0; i < 3; ++i) w[i] = T(0.0);
+  if (b.offset < 0 || !b.rigid) return;
+  const T* e = q + b.offset + 3;
+  const T* ed = v + b.offset + 3;
+  for (int i = 0; i < 3; ++i)
+    for (int k = 0; k < 4; ++k) w[i] += 2.0 * EntryEbar(e, i, k) * ed[k];
+}
 
 struct BodyData {
   BodyRef ref;
@@ -238,7 +280,21 @@ struct SpatialEulerEquations {
           break;
       }
     }
-    for (const Driver& d : drivers) phi[row++] = q[d.index] - d.law.Eval(t);
+    for (const Driver& d : drivers) {
+      if (d.kind == DriverKind::kCoordinate) {
+        phi[row++] = q[d.index] - d.law.Eval(t);
+      } else {
+        // Rotation of b relative to a about a's z axis = law(t), as
+        // 2 sin((angle - law) / 2) = 2 (z cos(law/2) - w sin(law/2)): smooth, no branch cut,
+        // and angle - law to first order (the planar row's scale).
+        using std::cos;
+        using std::sin;
+        T w, z;
+        RelativeRotationWZ(d.a, d.b, q, w, z);
+        const T half = 0.5 * d.law.Eval(t);
+        phi[row++] = 2.0 * (z * cos(half) - w * sin(half));
+      }
+    }
     for (const BodyData& b : bodies) {  // eq (61d)
       if (!b.ref.rigid) continue;
       const T* e = q + b.ref.offset + 3;
@@ -276,6 +332,8 @@ struct SpatialEulerEquations {
     for (const BodyData& b : bodies)  // uniform gravity: V = -m g . r
       for (int i = 0; i < 3; ++i) energy -= b.mass * gravity[i] * q[b.ref.offset + i];
     for (const Force& f : forces) {
+      if (f.kind == ForceKind::kTorsionalSpring && f.stiffness != 0.0)
+        energy += 0.5 * f.stiffness * Square(RelativeAngleAboutZ(f.a, f.b, q) - f.rest);
       if (f.kind != ForceKind::kSpringDamper || f.stiffness == 0.0) continue;
       T pa[3], pb[3], d[3];
       PointOf(f.a, q, f.sa, pa);
@@ -308,6 +366,19 @@ struct SpatialEulerEquations {
         AddPointForce(f.b, q, f.sb, force, out);
         for (int i = 0; i < 3; ++i) force[i] = -force[i];
         AddPointForce(f.a, q, f.sa, force, out);
+      } else if (f.kind == ForceKind::kTorsionalSpring && f.damping != 0.0) {
+        // Torque -c (w_b - w_a) . z_a about a's z axis, on b, and its reaction on a.
+        T wa[3], wb[3], axis[3];
+        AngularVelocity(f.a, q, v, wa);
+        AngularVelocity(f.b, q, v, wb);
+        Rotate(f.a, q, V3(V3::UnitZ()), axis);
+        T rate(0.0);
+        for (int i = 0; i < 3; ++i) rate += (wb[i] - wa[i]) * axis[i];
+        T torque[3];
+        for (int i = 0; i < 3; ++i) torque[i] = -f.damping * rate * axis[i];
+        AddTorque(f.b, q, torque, out);
+        for (int i = 0; i < 3; ++i) torque[i] = -torque[i];
+        AddTorque(f.a, q, torque, out);
       } else if (f.kind == ForceKind::kForce || f.kind == ForceKind::kTorque) {
         const T s = f.law.Eval(t);
         T vec[3];
@@ -455,15 +526,10 @@ void ValidateEulerParameterModel(const ModelDescription& model) {
     if (uses_axis && j.kind != JointKind::kPointOnLine && !(j.axis_b.norm() > 0.0))
       throw InputError(w + ": " + what + " axis_b must be non-zero");
   }
-  for (const auto& f : model.forces)
-    if (f.kind == ForceKind::kTorsionalSpring)
-      throw InputError(w + ": force '" + f.name +
-                       "': torsional spring-dampers are planar only (formulation 'planar')");
   for (const auto& d : model.drivers) {
     const std::string what = "driver '" + d.name + "'";
-    if (d.kind == DriverKind::kRelativeAngle)
-      throw InputError(w + ": " + what + " relative_angle is planar only (formulation 'planar')");
-    if (d.coordinate != "x" && d.coordinate != "y" && d.coordinate != "z")
+    if (d.kind == DriverKind::kCoordinate && d.coordinate != "x" && d.coordinate != "y" &&
+        d.coordinate != "z")
       throw InputError(w + ": " + what + " coordinate '" + d.coordinate + "' is not valid");
   }
   for (const auto& o : model.outputs)
@@ -516,11 +582,18 @@ FormulatedModel FormulateSpatialEuler(const ModelDescription& model) {
   }
   for (const auto& dd : model.drivers) {
     const std::string what = "driver '" + dd.name + "'";
-    const BodyRef a = ref(dd.body_a, what);
-    const int k = dd.coordinate == "x" ? 0 : dd.coordinate == "y" ? 1 : 2;
+    Driver d;
+    d.kind = dd.kind;
+    d.law = dd.law;
+    if (dd.kind == DriverKind::kRelativeAngle) {
+      d.a = ref(dd.body_a, what);
+      d.b = ref(dd.body_b, what);
+    } else {
+      d.index = ref(dd.body_a, what).offset + (dd.coordinate[0] - 'x');
+    }
     AppendRows(out.rows, ConstraintRows::Owner::kDriver, static_cast<int>(eq.drivers.size()),
                dd.name, {what});
-    eq.drivers.push_back({a.offset + k, dd.law});
+    eq.drivers.push_back(d);
     ++eq.m;
   }
   for (size_t i = 0; i < model.bodies.size(); ++i) {
@@ -538,7 +611,8 @@ FormulatedModel FormulateSpatialEuler(const ModelDescription& model) {
     Force f;
     f.kind = fd.kind;
     f.a = ref(fd.body_a, what);
-    if (fd.kind == ForceKind::kSpringDamper) f.b = ref(fd.body_b, what);
+    if (fd.kind == ForceKind::kSpringDamper || fd.kind == ForceKind::kTorsionalSpring)
+      f.b = ref(fd.body_b, what);
     f.sa = fd.point_a;
     f.sb = fd.point_b;
     f.vector = fd.vector;
