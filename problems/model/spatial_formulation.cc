@@ -23,13 +23,20 @@
 //   fixed          d = 0 and three frame dot products                        6
 //   point-on-line  f_a . d = 0, g_a . d = 0                                  2
 //   distance       (d . d - L^2) / (2 L) = 0                                 1
-// k_b and the fixed joint's frame vectors are taken from the stated initial pose.
+// Angles about an axis (the relative-angle driver, torsional spring-dampers; they come
+// from planar models lifted into 3-D, lift_planar.cc) are the rotation of b relative to a
+// about a's z axis: with e_rel = conj(e_a) e_b, angle = 2 atan2(e_rel.z, e_rel.w); the
+// driver row is 2 sin((angle - law) / 2) = 2 (e_rel.z cos(law/2) - e_rel.w sin(law/2)).
+// k_b and the fixed joint's frame vectors are taken from the stated initial pose. The
+// joints are composed of primitive row groups once for every formulation
+// (model_equations.h); this file is the Euler-parameter body-kinematics policy and its
+// validation rules.
 #include <Eigen/Geometry>
 #include <cmath>
 #include <memory>
+#include <set>
 
-#include "problems/equations_dae.h"
-#include "problems/model/formulation.h"
+#include "problems/model/model_compiler.h"
 #include "problems/parameters.h"
 
 namespace mbb {
@@ -136,260 +143,40 @@ T Dot(const T* a, const T* b) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
-struct Joint {
-  JointKind kind;
-  BodyRef a, b;
-  V3 sa, sb, ua, fa, ga, hb, kb;  // see the header comment
-  V3 frame_b[3];                  // fixed joint: a's axes in b's frame at the initial pose
-  double length = 1.0;
-};
-
-struct Force {
-  ForceKind kind;
-  BodyRef a, b;
-  V3 sa, sb, vector;
-  double stiffness = 0.0, damping = 0.0, rest = 0.0;
-  TimeLaw law;
-};
-
-struct Driver {
-  int index = 0;
-  TimeLaw law;
-};
-
-struct BodyData {
-  BodyRef ref;
-  double mass;
-  Eigen::Matrix3d inertia;
-};
-
-struct SpatialEulerEquations {
-  static constexpr bool kConstantMass = false;
-  int n = 0, m = 0;
-  std::vector<BodyData> bodies;
-  std::vector<Joint> joints;
-  std::vector<Force> forces;
-  std::vector<Driver> drivers;
-  V3 gravity = V3::Zero();
-
-  int num_coordinates() const { return n; }
-  int num_constraints() const { return m; }
-
-  template <class T>
-  void Constraints(const T& t, const T* q, T* phi) const {
-    int row = 0;
-    for (const Joint& j : joints) {
-      T pa[3], pb[3], d[3];
-      PointOf(j.a, q, j.sa, pa);
-      PointOf(j.b, q, j.sb, pb);
-      for (int i = 0; i < 3; ++i) d[i] = pb[i] - pa[i];
-      T f[3], g[3], u[3], h[3];
-      Rotate(j.a, q, j.fa, f);
-      Rotate(j.a, q, j.ga, g);
-      Rotate(j.a, q, j.ua, u);
-      Rotate(j.b, q, j.hb, h);
-      switch (j.kind) {
-        case JointKind::kSpherical:
-          for (int i = 0; i < 3; ++i) phi[row++] = d[i];
-          break;
-        case JointKind::kRevolute:
-          for (int i = 0; i < 3; ++i) phi[row++] = d[i];
-          phi[row++] = Dot(f, h);
-          phi[row++] = Dot(g, h);
-          break;
-        case JointKind::kUniversal:
-          for (int i = 0; i < 3; ++i) phi[row++] = d[i];
-          phi[row++] = Dot(u, h);
-          break;
-        case JointKind::kCylindrical:
-        case JointKind::kPrismatic:
-          phi[row++] = Dot(f, d);
-          phi[row++] = Dot(g, d);
-          phi[row++] = Dot(f, h);
-          phi[row++] = Dot(g, h);
-          if (j.kind == JointKind::kPrismatic) {
-            T k[3];
-            Rotate(j.b, q, j.kb, k);
-            phi[row++] = Dot(f, k);
-          }
-          break;
-        case JointKind::kPlanar:
-          phi[row++] = Dot(f, h);
-          phi[row++] = Dot(g, h);
-          phi[row++] = Dot(u, d);
-          break;
-        case JointKind::kFixed: {
-          for (int i = 0; i < 3; ++i) phi[row++] = d[i];
-          for (int c = 0; c < 3; ++c) {
-            T ax[3], bx[3];
-            Rotate(j.a, q, V3(V3::Unit(c)), ax);
-            Rotate(j.b, q, j.frame_b[(c + 1) % 3], bx);
-            phi[row++] = Dot(ax, bx);
-          }
-          break;
-        }
-        case JointKind::kPointOnLine:
-          phi[row++] = Dot(f, d);
-          phi[row++] = Dot(g, d);
-          break;
-        case JointKind::kDistance:
-          phi[row++] = (Dot(d, d) - j.length * j.length) / (2.0 * j.length);
-          break;
-      }
-    }
-    for (const Driver& d : drivers) phi[row++] = q[d.index] - d.law.Eval(t);
-    for (const BodyData& b : bodies) {  // eq (61d)
-      if (!b.ref.rigid) continue;
-      const T* e = q + b.ref.offset + 3;
-      phi[row++] = e[0] * e[0] + e[1] * e[1] + e[2] * e[2] + e[3] * e[3] - 1.0;
-    }
-  }
-
-  template <class T>
-  void MassMatrix(const T* q, T* mass) const {
-    for (const BodyData& b : bodies) {
-      const int o = b.ref.offset;
-      for (int i = 0; i < 3; ++i) mass[(o + i) + (o + i) * n] = T(b.mass);  // eq (61a)
-      if (!b.ref.rigid) continue;
-      const T* e = q + o + 3;
-      // 4 E^T J E, eq (61b).
-      T je[3][4];
-      for (int i = 0; i < 3; ++i)
-        for (int k = 0; k < 4; ++k) {
-          je[i][k] = b.inertia(i, 0) * EntryE(e, 0, k);
-          for (int l = 1; l < 3; ++l) je[i][k] += b.inertia(i, l) * EntryE(e, l, k);
-        }
-      for (int k = 0; k < 4; ++k)
-        for (int l = 0; l < 4; ++l) {
-          T sum = EntryE(e, 0, k) * je[0][l];
-          for (int i = 1; i < 3; ++i) sum += EntryE(e, i, k) * je[i][l];
-          mass[(o + 3 + k) + (o + 3 + l) * n] = 4.0 * sum;
-        }
-    }
-  }
-
-  template <class T>
-  T Potential(const T& /*t*/, const T* q) const {
-    using std::sqrt;
-    T energy(0.0);
-    for (const BodyData& b : bodies)  // uniform gravity: V = -m g . r
-      for (int i = 0; i < 3; ++i) energy -= b.mass * gravity[i] * q[b.ref.offset + i];
-    for (const Force& f : forces) {
-      if (f.kind != ForceKind::kSpringDamper || f.stiffness == 0.0) continue;
-      T pa[3], pb[3], d[3];
-      PointOf(f.a, q, f.sa, pa);
-      PointOf(f.b, q, f.sb, pb);
-      for (int i = 0; i < 3; ++i) d[i] = pb[i] - pa[i];
-      energy += 0.5 * f.stiffness * Square(sqrt(Dot(d, d)) - f.rest);
-    }
-    return energy;
-  }
-
-  template <class T>
-  void AppliedForces(const T& t, const T* q, const T* v, T* out) const {
-    using std::sqrt;
-    for (const Force& f : forces) {
-      if (f.kind == ForceKind::kSpringDamper && f.damping != 0.0) {
-        T pa[3], pb[3], va[3], vb[3], u[3];
-        PointOf(f.a, q, f.sa, pa);
-        PointOf(f.b, q, f.sb, pb);
-        PointVelocity(f.a, q, v, f.sa, va);
-        PointVelocity(f.b, q, v, f.sb, vb);
-        for (int i = 0; i < 3; ++i) u[i] = pb[i] - pa[i];
-        const T length = sqrt(Dot(u, u));
-        T rate(0.0);
-        for (int i = 0; i < 3; ++i) {
-          u[i] = u[i] / length;
-          rate += u[i] * (vb[i] - va[i]);
-        }
-        T force[3];
-        for (int i = 0; i < 3; ++i) force[i] = -f.damping * rate * u[i];
-        AddPointForce(f.b, q, f.sb, force, out);
-        for (int i = 0; i < 3; ++i) force[i] = -force[i];
-        AddPointForce(f.a, q, f.sa, force, out);
-      } else if (f.kind == ForceKind::kForce || f.kind == ForceKind::kTorque) {
-        const T s = f.law.Eval(t);
-        T vec[3];
-        for (int i = 0; i < 3; ++i) vec[i] = s * f.vector[i];
-        if (f.kind == ForceKind::kForce)
-          AddPointForce(f.a, q, f.sa, vec, out);
-        else
-          AddTorque(f.a, q, vec, out);
-      }
-    }
-  }
-
-  // -8 E(e')^T J E(e) e', eq (61b) moved to the right-hand side (E' = E(e')).
-  template <class T>
-  void VelocityForces(const T* q, const T* v, T* out) const {
-    for (const BodyData& b : bodies) {
-      if (!b.ref.rigid) continue;
-      const int o = b.ref.offset + 3;
-      const T* e = q + o;
-      const T* ed = v + o;
-      T w[3];  // E e' = w'/2
-      for (int i = 0; i < 3; ++i) {
-        w[i] = EntryE(e, i, 0) * ed[0];
-        for (int k = 1; k < 4; ++k) w[i] += EntryE(e, i, k) * ed[k];
-      }
-      T jw[3];
-      for (int i = 0; i < 3; ++i)
-        jw[i] = b.inertia(i, 0) * w[0] + b.inertia(i, 1) * w[1] + b.inertia(i, 2) * w[2];
-      for (int k = 0; k < 4; ++k) {
-        T sum = EntryE(ed, 0, k) * jw[0];
-        for (int i = 1; i < 3; ++i) sum += EntryE(ed, i, k) * jw[i];
-        out[o + k] -= 8.0 * sum;
-      }
-    }
-  }
-};
-
-std::string JointName(JointKind kind) {
-  switch (kind) {
-    case JointKind::kRevolute:
-      return "revolute";
-    case JointKind::kPrismatic:
-      return "prismatic";
-    case JointKind::kSpherical:
-      return "spherical";
-    case JointKind::kUniversal:
-      return "universal";
-    case JointKind::kCylindrical:
-      return "cylindrical";
-    case JointKind::kPlanar:
-      return "planar";
-    case JointKind::kFixed:
-      return "fixed";
-    case JointKind::kDistance:
-      return "distance";
-    case JointKind::kPointOnLine:
-      return "point_on_line";
-  }
-  return "?";
+// The relative rotation e_rel = conj(e_a) e_b of body b in body a's frame (w and z
+// components; a ground or point-mass end has e = (1, 0, 0, 0)).
+template <class T>
+void RelativeRotationWZ(const BodyRef& a, const BodyRef& b, const T* q, T& w, T& z) {
+  const T one(1.0), zero(0.0);
+  const T* ea = a.offset >= 0 && a.rigid ? q + a.offset + 3 : nullptr;
+  const T* eb = b.offset >= 0 && b.rigid ? q + b.offset + 3 : nullptr;
+  const T aw = ea ? ea[0] : one, ax = ea ? ea[1] : zero, ay = ea ? ea[2] : zero,
+          az = ea ? ea[3] : zero;
+  const T bw = eb ? eb[0] : one, bx = eb ? eb[1] : zero, by = eb ? eb[2] : zero,
+          bz = eb ? eb[3] : zero;
+  w = aw * bw + ax * bx + ay * by + az * bz;
+  z = aw * bz - bw * az - (ax * by - ay * bx);
 }
 
-int JointRows(JointKind kind) {
-  switch (kind) {
-    case JointKind::kSpherical:
-      return 3;
-    case JointKind::kRevolute:
-      return 5;
-    case JointKind::kUniversal:
-      return 4;
-    case JointKind::kCylindrical:
-      return 4;
-    case JointKind::kPrismatic:
-      return 5;
-    case JointKind::kPlanar:
-      return 3;
-    case JointKind::kFixed:
-      return 6;
-    case JointKind::kPointOnLine:
-      return 2;
-    case JointKind::kDistance:
-      return 1;
-  }
-  return 0;
+// Rotation angle of b relative to a about a's z axis (the twist of e_rel about z),
+// 2 atan2(e_rel.z, e_rel.w): continuous while |angle| < 2 pi.
+template <class T>
+T RelativeAngleAboutZ(const BodyRef& a, const BodyRef& b, const T* q) {
+  using std::atan2;
+  T w, z;
+  RelativeRotationWZ(a, b, q, w, z);
+  return 2.0 * atan2(z, w);
+}
+
+// Global angular velocity w = 2 Ebar(e) e' (eq 62); zero for ground and point masses.
+template <class T>
+void AngularVelocity(const BodyRef& b, const T* q, const T* v, T* w) {
+  for (int i = 0; i < 3; ++i) w[i] = T(0.0);
+  if (b.offset < 0 || !b.rigid) return;
+  const T* e = q + b.offset + 3;
+  const T* ed = v + b.offset + 3;
+  for (int i = 0; i < 3; ++i)
+    for (int k = 0; k < 4; ++k) w[i] += 2.0 * EntryEbar(e, i, k) * ed[k];
 }
 
 // Rotation of the stated initial pose (identity for ground and point masses).
@@ -400,194 +187,307 @@ Eigen::Matrix3d InitialRotation(const ModelDescription& model, int body) {
   return Eigen::Quaterniond(e[0], e[1], e[2], e[3]).normalized().toRotationMatrix();
 }
 
-}  // namespace
-
-FormulatedModel FormulateSpatialEuler(const ModelDescription& model) {
-  ValidateModel(model);
-  if (model.dimension != 3)
-    throw InputError(model.Where() + ": Euler-parameter formulation needs dimension 3");
-  SpatialEulerEquations eq;
-  std::vector<int> offsets;
-  std::vector<BodyRef> refs;
-  for (const auto& b : model.bodies) {
-    offsets.push_back(eq.n);
-    const bool rigid = b.kind == BodyKind::kRigid;
-    refs.push_back({eq.n, rigid});
-    eq.bodies.push_back({{eq.n, rigid}, b.mass, b.inertia});
-    eq.n += rigid ? 7 : 3;
-  }
-  auto ref = [&](const std::string& name, const std::string& what) {
-    const int i = FindBodyIndex(model, name, what);
-    return i < 0 ? BodyRef{} : refs[i];
+// The body-kinematics policy (model_compiler.h, model_equations.h).
+struct EulerParameterKinematics {
+  using BodyRef = mbb::BodyRef;
+  static constexpr int kDim = 3, kRigidSize = 7, kPointSize = 3;
+  static constexpr int kAxesParallelRows = 2, kFrameLockedRows = 3;
+  static constexpr bool kConstantMass = false;
+  // Joint constants (header comment): u_a with its perpendiculars f_a, g_a, h_b, k_b, and
+  // a's axes in b's frame at the stated pose (fixed joint).
+  struct JointFrame {
+    V3 ua = V3::UnitZ(), fa = V3::UnitX(), ga = V3::UnitY(), hb = V3::UnitZ(), kb = V3::UnitY();
+    V3 frame_b[3] = {V3::UnitX(), V3::UnitY(), V3::UnitZ()};
   };
-  FormulatedModel out;
-  for (const auto& jd : model.joints) {
+  static BodyRef Ref(int offset, bool rigid) { return {offset, rigid}; }
+  static V3 InDimension(const V3& v) { return v; }
+  static int CoordinateIndex(const std::string& c) { return c[0] - 'x'; }
+  static std::vector<std::string> IntrinsicRowNames(const BodyDescription& b, bool rigid) {
+    if (!rigid) return {};
+    return {"Euler-parameter normalisation of body '" + b.name + "'"};
+  }
+  static JointFrame MakeJointFrame(const ModelDescription& model, const JointDescription& jd) {
     const std::string what = "joint '" + jd.name + "'";
-    Joint j;
-    j.kind = jd.kind;
-    j.a = ref(jd.body_a, what);
-    j.b = ref(jd.body_b, what);
-    j.sa = jd.point_a;
-    j.sb = jd.point_b;
-    j.ua = jd.axis_a.norm() > 0.0 ? V3(jd.axis_a.normalized()) : V3(V3::UnitZ());
-    PerpendicularPair(j.ua, j.fa, j.ga);
-    j.hb = jd.axis_b.norm() > 0.0 ? V3(jd.axis_b.normalized()) : V3(V3::UnitZ());
-    j.length = jd.length > 0.0 ? jd.length : 1.0;
+    JointFrame f;
+    f.ua = jd.axis_a.norm() > 0.0 ? V3(jd.axis_a.normalized()) : V3(V3::UnitZ());
+    PerpendicularPair(f.ua, f.fa, f.ga);
+    f.hb = jd.axis_b.norm() > 0.0 ? V3(jd.axis_b.normalized()) : V3(V3::UnitZ());
     const Eigen::Matrix3d ra = InitialRotation(model, FindBodyIndex(model, jd.body_a, what));
     const Eigen::Matrix3d rb = InitialRotation(model, FindBodyIndex(model, jd.body_b, what));
-    j.kb = rb.transpose() * ra * j.ga;  // perpendicular to f_a at the initial pose
-    for (int c = 0; c < 3; ++c) j.frame_b[c] = rb.transpose() * ra * V3::Unit(c);
-    const int rows = JointRows(jd.kind);
-    for (int r = 0; r < rows; ++r)
-      out.constraint_names.push_back(what + " (" + JointName(jd.kind) + ") row " +
-                                     std::to_string(r + 1));
-    eq.m += rows;
-    eq.joints.push_back(j);
-  }
-  for (const auto& dd : model.drivers) {
-    const std::string what = "driver '" + dd.name + "'";
-    const BodyRef a = ref(dd.body_a, what);
-    const int k = dd.coordinate == "x" ? 0 : dd.coordinate == "y" ? 1 : 2;
-    eq.drivers.push_back({a.offset + k, dd.law});
-    out.constraint_names.push_back(what);
-    ++eq.m;
-  }
-  for (size_t i = 0; i < model.bodies.size(); ++i) {
-    if (!refs[i].rigid) continue;
-    out.constraint_names.push_back("Euler-parameter normalisation of body '" +
-                                   model.bodies[i].name + "'");
-    ++eq.m;
-  }
-  for (const auto& fd : model.forces) {
-    const std::string what = "force '" + fd.name + "'";
-    if (fd.kind == ForceKind::kGravity) {
-      eq.gravity += fd.vector;
-      continue;
-    }
-    Force f;
-    f.kind = fd.kind;
-    f.a = ref(fd.body_a, what);
-    if (fd.kind == ForceKind::kSpringDamper) f.b = ref(fd.body_b, what);
-    f.sa = fd.point_a;
-    f.sb = fd.point_b;
-    f.vector = fd.vector;
-    f.stiffness = fd.stiffness;
-    f.damping = fd.damping;
-    f.rest = fd.rest_length;
-    f.law = fd.law;
-    eq.forces.push_back(f);
+    f.kb = rb.transpose() * ra * f.ga;  // perpendicular to f_a at the initial pose
+    for (int c = 0; c < 3; ++c) f.frame_b[c] = rb.transpose() * ra * V3::Unit(c);
+    return f;
   }
 
-  const int n = eq.n;
-  out.q_guess = Vector::Zero(n);
-  out.v_guess = Vector::Zero(n);
-  out.stated_q = Vector::Ones(n);
-  out.stated_v = Vector::Ones(n);
-  std::vector<std::pair<int, std::string>> hq;
-  std::vector<std::pair<Eigen::RowVectorXd, std::string>> hv;
-  for (size_t i = 0; i < model.bodies.size(); ++i) {
-    const auto& b = model.bodies[i];
-    const int o = offsets[i];
-    out.q_guess.segment(o, 3) = b.position;
-    out.v_guess.segment(o, 3) = b.velocity;
-    const int size = refs[i].rigid ? 7 : 3;
-    if (b.pose_is_estimate) out.stated_q.segment(o, size).setZero();
-    if (b.twist_is_estimate) out.stated_v.segment(o, size).setZero();
-    Eigen::Matrix<double, 3, 4> ebar = Eigen::Matrix<double, 3, 4>::Zero();
-    if (refs[i].rigid) {
-      const Eigen::Vector4d e = b.orientation.normalized();
-      out.q_guess.segment(o + 3, 4) = e;
-      for (int r = 0; r < 3; ++r)
-        for (int k = 0; k < 4; ++k) ebar(r, k) = EntryEbar(e.data(), r, k);
-      out.v_guess.segment(o + 3, 4) = 0.5 * ebar.transpose() * b.angular_velocity;  // w = 2 Ebar e'
-    }
-    for (const auto& h : b.hold) {
-      const std::string label = "body '" + b.name + "' " + h;
-      if (h == "x" || h == "y" || h == "z") hq.push_back({o + (h[0] - 'x'), label});
-      if (h == "orientation")
-        for (int k = 0; k < 4; ++k) hq.push_back({o + 3 + k, label});
-      if (h == "vx" || h == "vy" || h == "vz") {
-        Eigen::RowVectorXd row = Eigen::RowVectorXd::Zero(n);
-        row[o + (h[1] - 'x')] = 1.0;
-        hv.push_back({row, label});
-      }
-      if (h == "wx" || h == "wy" || h == "wz") {
-        Eigen::RowVectorXd row = Eigen::RowVectorXd::Zero(n);
-        row.segment(o + 3, 4) = 2.0 * ebar.row(h[1] - 'x');
-        hv.push_back({row, label});
-      }
+  // Kinematics (model_equations.h).
+  template <class T>
+  static void Point(const BodyRef& b, const T* q, const V3& s, T* p) {
+    PointOf(b, q, s, p);
+  }
+  template <class T>
+  static void PointVelocity(const BodyRef& b, const T* q, const T* v, const V3& s, T* pv) {
+    mbb::PointVelocity(b, q, v, s, pv);
+  }
+  template <class T>
+  static void AddPointForce(const BodyRef& b, const T* q, const V3& s, const T* force, T* f) {
+    mbb::AddPointForce(b, q, s, force, f);
+  }
+  // A global torque `torque` * scale: 2 Ebar^T t.
+  template <class T>
+  static void AddTorque(const BodyRef& b, const T* q, const V3& torque, const T& scale, T* f) {
+    T vec[3];
+    for (int i = 0; i < 3; ++i) vec[i] = scale * torque[i];
+    mbb::AddTorque(b, q, vec, f);
+  }
+  template <class T>
+  static T RelativeAngle(const BodyRef& a, const BodyRef& b, const T* q) {
+    return RelativeAngleAboutZ(a, b, q);
+  }
+  // Rotation of b relative to a about a's z axis = law(t), as
+  // 2 sin((angle - law) / 2) = 2 (z cos(law/2) - w sin(law/2)): smooth, no branch cut,
+  // and angle - law to first order (the planar row's scale).
+  template <class T>
+  static T RelativeAngleRow(const BodyRef& a, const BodyRef& b, const T* q, const T& law) {
+    using std::cos;
+    using std::sin;
+    T w, z;
+    RelativeRotationWZ(a, b, q, w, z);
+    const T half = 0.5 * law;
+    return 2.0 * (z * cos(half) - w * sin(half));
+  }
+  template <class T>
+  static void OnLine(const BodyRef& a, const JointFrame& j, const T* q, const T* d, T* phi,
+                     int& row) {
+    T f[3], g[3];
+    Rotate(a, q, j.fa, f);
+    Rotate(a, q, j.ga, g);
+    phi[row++] = Dot(f, d);
+    phi[row++] = Dot(g, d);
+  }
+  template <class T>
+  static void AxesParallel(const BodyRef& a, const BodyRef& b, const JointFrame& j, const T* q,
+                           T* phi, int& row) {
+    T f[3], g[3], h[3];
+    Rotate(a, q, j.fa, f);
+    Rotate(a, q, j.ga, g);
+    Rotate(b, q, j.hb, h);
+    phi[row++] = Dot(f, h);
+    phi[row++] = Dot(g, h);
+  }
+  template <class T>
+  static void AxesPerpendicular(const BodyRef& a, const BodyRef& b, const JointFrame& j, const T* q,
+                                T* phi, int& row) {
+    T u[3], h[3];
+    Rotate(a, q, j.ua, u);
+    Rotate(b, q, j.hb, h);
+    phi[row++] = Dot(u, h);
+  }
+  template <class T>
+  static void InPlane(const BodyRef& a, const JointFrame& j, const T* q, const T* d, T* phi,
+                      int& row) {
+    T u[3];
+    Rotate(a, q, j.ua, u);
+    phi[row++] = Dot(u, d);
+  }
+  template <class T>
+  static void NoTwist(const BodyRef& a, const BodyRef& b, const JointFrame& j, const T* q, T* phi,
+                      int& row) {
+    T f[3], k[3];
+    Rotate(a, q, j.fa, f);
+    Rotate(b, q, j.kb, k);
+    phi[row++] = Dot(f, k);
+  }
+  template <class T>
+  static void FrameLocked(const BodyRef& a, const BodyRef& b, const JointFrame& j, const T* q,
+                          T* phi, int& row) {
+    for (int c = 0; c < 3; ++c) {
+      T ax[3], bx[3];
+      Rotate(a, q, V3(V3::Unit(c)), ax);
+      Rotate(b, q, j.frame_b[(c + 1) % 3], bx);
+      phi[row++] = Dot(ax, bx);
     }
   }
-  out.hold_q = Matrix::Zero(hq.size(), n);
-  for (size_t r = 0; r < hq.size(); ++r) {
-    out.hold_q(r, hq[r].first) = 1.0;
-    out.hold_names_q.push_back(hq[r].second);
+  // Torque -c (w_b - w_a) . z_a about a's z axis, on b, and its reaction on a.
+  template <class T>
+  static void TorsionalDamping(const BodyRef& a, const BodyRef& b, const T* q, const T* v,
+                               double damping, T* out) {
+    T wa[3], wb[3], axis[3];
+    AngularVelocity(a, q, v, wa);
+    AngularVelocity(b, q, v, wb);
+    Rotate(a, q, V3(V3::UnitZ()), axis);
+    T rate(0.0);
+    for (int i = 0; i < 3; ++i) rate += (wb[i] - wa[i]) * axis[i];
+    T torque[3];
+    for (int i = 0; i < 3; ++i) torque[i] = -damping * rate * axis[i];
+    mbb::AddTorque(b, q, torque, out);
+    for (int i = 0; i < 3; ++i) torque[i] = -torque[i];
+    mbb::AddTorque(a, q, torque, out);
   }
-  out.hold_v = Matrix::Zero(hv.size(), n);
-  for (size_t r = 0; r < hv.size(); ++r) {
-    out.hold_v.row(r) = hv[r].first;
-    out.hold_names_v.push_back(hv[r].second);
+  // e^T e - 1 = 0, eq (61d).
+  template <class T>
+  static void IntrinsicRows(const BodyRef& b, const T* q, T* phi, int& row) {
+    if (!b.rigid) return;
+    const T* e = q + b.offset + 3;
+    phi[row++] = e[0] * e[0] + e[1] * e[1] + e[2] * e[2] + e[3] * e[3] - 1.0;
+  }
+  // m I (eq 61a) and 4 E^T J E (eq 61b).
+  template <class T>
+  static void MassBlock(const BodyRef& b, double mass, const Eigen::Matrix3d& inertia, const T* q,
+                        T* m, int n) {
+    const int o = b.offset;
+    for (int i = 0; i < 3; ++i) m[(o + i) + (o + i) * n] = T(mass);
+    if (!b.rigid) return;
+    const T* e = q + o + 3;
+    T je[3][4];
+    for (int i = 0; i < 3; ++i)
+      for (int k = 0; k < 4; ++k) {
+        je[i][k] = inertia(i, 0) * EntryE(e, 0, k);
+        for (int l = 1; l < 3; ++l) je[i][k] += inertia(i, l) * EntryE(e, l, k);
+      }
+    for (int k = 0; k < 4; ++k)
+      for (int l = 0; l < 4; ++l) {
+        T sum = EntryE(e, 0, k) * je[0][l];
+        for (int i = 1; i < 3; ++i) sum += EntryE(e, i, k) * je[i][l];
+        m[(o + 3 + k) + (o + 3 + l) * n] = 4.0 * sum;
+      }
+  }
+  // -8 E(e')^T J E(e) e', eq (61b) moved to the right-hand side (E' = E(e')).
+  template <class T>
+  static void VelocityForces(const BodyRef& b, const Eigen::Matrix3d& inertia, const T* q,
+                             const T* v, T* out) {
+    if (!b.rigid) return;
+    const int o = b.offset + 3;
+    const T* e = q + o;
+    const T* ed = v + o;
+    T w[3];  // E e' = w'/2
+    for (int i = 0; i < 3; ++i) {
+      w[i] = EntryE(e, i, 0) * ed[0];
+      for (int k = 1; k < 4; ++k) w[i] += EntryE(e, i, k) * ed[k];
+    }
+    T jw[3];
+    for (int i = 0; i < 3; ++i)
+      jw[i] = inertia(i, 0) * w[0] + inertia(i, 1) * w[1] + inertia(i, 2) * w[2];
+    for (int k = 0; k < 4; ++k) {
+      T sum = EntryE(ed, 0, k) * jw[0];
+      for (int i = 1; i < 3; ++i) sum += EntryE(ed, i, k) * jw[i];
+      out[o + k] -= 8.0 * sum;
+    }
+  }
+  // Linear m r'; angular about the origin r x m r' + A J A^T w, with the global angular
+  // velocity w = 2 Ebar(e) e' (eq 62) and A = Ebar E^T.
+  static void AddMomenta(const BodyRef& b, double mass, const Eigen::Matrix3d& inertia,
+                         const double* q, const double* v, V3& linear, V3& angular) {
+    const int o = b.offset;
+    const V3 r(q[o], q[o + 1], q[o + 2]), rd(v[o], v[o + 1], v[o + 2]);
+    linear += mass * rd;
+    angular += r.cross(mass * rd);
+    if (!b.rigid) return;
+    V3 w;
+    AngularVelocity(b, q, v, w.data());
+    const Eigen::Matrix3d a = Rotation(b, q);
+    angular += a * inertia * a.transpose() * w;
   }
 
-  struct Out {
-    OutputKind kind;
-    BodyRef body, reference;
-    V3 point, axis;
-    double offset, scale;
-  };
-  std::vector<Out> outs;
-  for (const auto& o : model.outputs) {
-    const std::string what = "output '" + o.name + "'";
-    const BodyRef reference = o.reference_body.empty() ? BodyRef{} : ref(o.reference_body, what);
-    if (reference.offset >= 0 && !reference.rigid)
-      throw InputError(model.Where() + ": " + what + ": reference_body '" + o.reference_body +
-                       "' must be a rigid body");
-    if (reference.offset >= 0 && (o.kind == OutputKind::kPointVX ||
-                                  o.kind == OutputKind::kPointVY || o.kind == OutputKind::kPointVZ))
-      throw InputError(model.Where() + ": " + what +
-                       ": reference_body is not supported for velocity outputs");
-    outs.push_back(
-        {o.kind, ref(o.body, what), reference, o.point, o.axis.normalized(), o.offset, o.scale});
+  // The glue (model_compiler.h).
+  // Ebar(e) of eq (62) as a matrix.
+  static Eigen::Matrix<double, 3, 4> EbarOf(const double* e) {
+    Eigen::Matrix<double, 3, 4> ebar;
+    for (int r = 0; r < 3; ++r)
+      for (int k = 0; k < 4; ++k) ebar(r, k) = EntryEbar(e, r, k);
+    return ebar;
   }
-  // Angles about an axis come in (-2 pi, 2 pi]; the harness unwraps them along a run
-  // (Problem::output_periods), so the problem stays stateless and shareable across threads.
-  out.calc_outputs = [outs](double, const Vector& q, const Vector& v, Vector& values) {
-    for (size_t k = 0; k < outs.size(); ++k) {
-      const Out& o = outs[k];
-      double p[3], pv[3];
-      PointOf(o.body, q.data(), o.point, p);
-      PointVelocity(o.body, q.data(), v.data(), o.point, pv);
-      // Relative to a reference body: the point's position from the reference body's centre
-      // of mass in the reference body's axes, A_ref^T (p - r_ref).
-      const bool relative = o.reference.offset >= 0;
-      if (relative) {
-        const double* r = q.data() + o.reference.offset;
-        V3 global(p[0] - r[0], p[1] - r[1], p[2] - r[2]);
-        V3 local;
-        for (int i = 0; i < 3; ++i) {
-          V3 unit = V3::Unit(i), column;
-          Rotate(o.reference, q.data(), unit, column.data());
-          local[i] = column.dot(global);
-        }
-        for (int i = 0; i < 3; ++i) p[i] = local[i];
-      }
-      if (!PointComponent(o.kind, p, pv, values[k])) {  // kAngle
-        // Rotation angle about `axis` of a rotation about that axis: 2 atan2(e . axis, e0).
-        // Relative to a reference body (axis in its frame): e = conj(e_ref) e_body, the
-        // body's rotation in the reference body's axes.
-        const double* eb = q.data() + o.body.offset + 3;
-        Eigen::Quaterniond e(eb[0], eb[1], eb[2], eb[3]);
-        if (relative) {
-          const double* er = q.data() + o.reference.offset + 3;
-          e = Eigen::Quaterniond(er[0], er[1], er[2], er[3]).conjugate() * e;
-        }
-        values[k] = 2.0 * std::atan2(o.axis.dot(e.vec()), e.w());
-      }
-      values[k] = o.offset + o.scale * values[k];
+  static void Pose(const BodyDescription& b, bool rigid, int o, Vector& q, Vector& v) {
+    q.segment(o, 3) = b.position;
+    v.segment(o, 3) = b.velocity;
+    if (!rigid) return;
+    const Eigen::Vector4d e = b.orientation.normalized();
+    q.segment(o + 3, 4) = e;
+    v.segment(o + 3, 4) = 0.5 * EbarOf(e.data()).transpose() * b.angular_velocity;  // w = 2 Ebar e'
+  }
+  static void HoldRows(const BodyDescription&, const Vector& q, int o, const std::string& h,
+                       std::vector<Eigen::RowVectorXd>& rows, bool& velocity) {
+    const int n = static_cast<int>(q.size());
+    velocity = h[0] == 'v' || h[0] == 'w';
+    if (h == "x" || h == "y" || h == "z")
+      rows.push_back(Eigen::RowVectorXd::Unit(n, o + h[0] - 'x'));
+    if (h == "orientation")
+      for (int k = 0; k < 4; ++k) rows.push_back(Eigen::RowVectorXd::Unit(n, o + 3 + k));
+    if (h == "vx" || h == "vy" || h == "vz")
+      rows.push_back(Eigen::RowVectorXd::Unit(n, o + h[1] - 'x'));
+    if (h == "wx" || h == "wy" || h == "wz") {
+      Eigen::RowVectorXd row = Eigen::RowVectorXd::Zero(n);
+      row.segment(o + 3, 4) = 2.0 * EbarOf(q.data() + o + 3).row(h[1] - 'x');
+      rows.push_back(row);
     }
-  };
-  out.dae = MakeDae(eq);
-  return out;
+  }
+  static void OutputPoint(const BodyRef& b, const double* q, const V3& s, double p[3]) {
+    PointOf(b, q, s, p);
+  }
+  static void OutputPointVelocity(const BodyRef& b, const double* q, const double* v, const V3& s,
+                                  double pv[3]) {
+    mbb::PointVelocity(b, q, v, s, pv);
+  }
+  static Eigen::Matrix3d Rotation(const BodyRef& b, const double* q) {
+    Eigen::Matrix3d a;
+    for (int i = 0; i < 3; ++i) Rotate(b, q, V3(V3::Unit(i)), a.col(i).data());
+    return a;
+  }
+  // Rotation angle about `axis` of a rotation about that axis: 2 atan2(e . axis, e0), with
+  // e = conj(e_ref) e_body relative to a reference body (axis in its frame).
+  static double Angle(const BodyRef& body, const BodyRef& reference, const V3& axis,
+                      const double* q) {
+    const double* eb = q + body.offset + 3;
+    Eigen::Quaterniond e(eb[0], eb[1], eb[2], eb[3]);
+    if (reference.offset >= 0) {
+      const double* er = q + reference.offset + 3;
+      e = Eigen::Quaterniond(er[0], er[1], er[2], er[3]).conjugate() * e;
+    }
+    return 2.0 * std::atan2(axis.dot(e.vec()), e.w());
+  }
+};
+
+}  // namespace
+
+void ValidateEulerParameterModel(const ModelDescription& model) {
+  const std::string& w = model.Where();
+  if (model.dimension != 3)
+    throw InputError(w + ": the Euler-parameter equations need a model of dimension 3");
+  static const std::set<std::string> kHold = {"x",  "y",  "z",  "orientation", "vx",
+                                              "vy", "vz", "wx", "wy",          "wz"};
+  for (const auto& b : model.bodies) {
+    const std::string what = "body '" + b.name + "'";
+    if (b.kind == BodyKind::kRigid) {
+      Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> eig(b.inertia);
+      if (!(eig.eigenvalues().minCoeff() > 0.0) || (b.inertia - b.inertia.transpose()).norm() > 0)
+        throw InputError(w + ": " + what + " inertia must be symmetric positive definite");
+      if (!(b.orientation.norm() > 0.0))
+        throw InputError(w + ": " + what + " orientation must be a non-zero quaternion");
+    }
+    for (const auto& h : b.hold)
+      if (!kHold.count(h)) throw InputError(w + ": " + what + " hold: unknown value '" + h + "'");
+  }
+  for (const auto& j : model.joints) {
+    const std::string what = "joint '" + j.name + "'";
+    const bool uses_axis = j.kind != JointKind::kSpherical && j.kind != JointKind::kDistance &&
+                           j.kind != JointKind::kFixed;
+    if (uses_axis && !(j.axis_a.norm() > 0.0))
+      throw InputError(w + ": " + what + " axis_a must be non-zero");
+    if (uses_axis && j.kind != JointKind::kPointOnLine && !(j.axis_b.norm() > 0.0))
+      throw InputError(w + ": " + what + " axis_b must be non-zero");
+  }
+  for (const auto& d : model.drivers) {
+    const std::string what = "driver '" + d.name + "'";
+    if (d.kind == DriverKind::kCoordinate && d.coordinate != "x" && d.coordinate != "y" &&
+        d.coordinate != "z")
+      throw InputError(w + ": " + what + " coordinate '" + d.coordinate + "' is not valid");
+  }
+  for (const auto& o : model.outputs)
+    if (o.kind == OutputKind::kAngle && !(o.axis.norm() > 0.0))
+      throw InputError(w + ": output '" + o.name + "' axis must be non-zero");
+}
+
+FormulatedModel FormulateSpatialEuler(const ModelDescription& model) {
+  return CompileModel<EulerParameterKinematics>(model);
 }
 
 }  // namespace mbb
