@@ -159,26 +159,55 @@ std::string WriteRecord(const RunRecord& record, const std::string& dir, const s
 
 bool Succeeded(RunStatus s) { return s == RunStatus::kOk || s == RunStatus::kNotApplicable; }
 
+// What a method promises, in a few characters: constraint levels kept (P, V, A) and E for a
+// bounded energy error.
+std::string PromisedLevels(const MethodPromises& p) {
+  std::string s;
+  if (p.satisfies_position) s += "P";
+  if (p.satisfies_velocity) s += "V";
+  if (p.satisfies_acceleration) s += "A";
+  if (p.bounded_energy_error) s += "E";
+  return s.empty() ? "-" : s;
+}
+
+const char* StepControl(const MethodPromises& p) {
+  switch (p.step) {
+    case MethodPromises::Step::kFixed:
+      return "fixed";
+    case MethodPromises::Step::kAdaptive:
+      return "adaptive";
+    case MethodPromises::Step::kAdaptiveOrFixed:
+      return "adapt|h";
+  }
+  return "?";
+}
+
 int CmdList(const std::string& what) {
   if (what != "methods") {
-    std::printf("%-22s %4s %4s %4s  %-9s %-18s %s\n", "problem", "n", "m", "dof", "reference",
+    int width = 7;
+    for (const auto& e : ProblemCatalogue()) width = std::max(width, static_cast<int>(e.id.size()));
+    std::printf("%-*s %4s %4s %4s  %-9s %-18s %s\n", width, "problem", "n", "m", "dof", "reference",
                 "source", "summary");
     for (const auto& e : ProblemCatalogue()) {
       const Problem p = BuildProblem(e.id, ParameterSet());
       const RunRecord shape = DescribeRun({p, &FindMethod("ida"), {}, {}});
-      std::printf("%-22s %4d %4d %4d  %-9s %-18s %s\n", e.id.c_str(), shape.n, shape.m, shape.dof,
-                  FindAnyReference(p) ? "yes" : "no", e.source.c_str(), e.summary.c_str());
+      std::printf("%-*s %4d %4d %4d  %-9s %-18s %s\n", width, e.id.c_str(), shape.n, shape.m,
+                  shape.dof, FindAnyReference(p) ? "yes" : "no", e.source.c_str(),
+                  e.summary.c_str());
     }
   }
   if (what == "all") std::printf("\n");
   if (what != "problems") {
-    std::printf("%-15s %-6s %-6s %s\n", "method", "h", "tol", "summary");
+    int width = 6;
+    for (const auto& e : MethodRegistry()) width = std::max(width, static_cast<int>(e.name.size()));
+    std::printf("%-*s %-8s %5s %-5s %s\n", width, "method", "step", "order", "keeps", "source");
+    std::printf("%-*s %-8s %5s %-5s %s\n", width, "", "", "", "", "  summary; parameters");
     for (const auto& e : MethodRegistry()) {
-      std::printf("%-15s %-6s %-6s %s\n", e.name.c_str(), e.uses_step_size ? "yes" : "-",
-                  e.uses_tolerances      ? "yes"
-                  : e.uses_tolerances_if ? "opt"
-                                         : "-",
-                  e.summary.c_str());
+      const MethodPromises& promise = e.promises;
+      std::printf("%-*s %-8s %5s %-5s %s\n", width, e.name.c_str(), StepControl(promise),
+                  promise.order > 0 ? std::to_string(promise.order).c_str() : "-",
+                  PromisedLevels(promise).c_str(), e.source.c_str());
+      std::printf("    %s\n", e.summary.c_str());
       for (const auto& p : e.parameters) {
         std::string choices;
         for (const auto& c : p.choices) choices += (choices.empty() ? " {" : "|") + c;
@@ -187,6 +216,10 @@ int CmdList(const std::string& what) {
                     p.description.c_str());
       }
     }
+    std::printf(
+        "\nkeeps: constraint levels held at every step (P position, V velocity, A "
+        "acceleration), E a bounded energy error; order: at a fixed step (the "
+        "conformance test checks both: tests/test_conformance.cc)\n");
   }
   return kExitOk;
 }

@@ -28,7 +28,7 @@ std::vector<MethodEntry> NewmarkMethodEntries() {
        // velocity and acceleration levels are not imposed (index 3).
        MethodPromises::FixedStep(2).Position()},
       {"newmark-minimal",
-       "Newmark family on a minimal-coordinate form (m = 0), Newton on a",
+       "Newmark family on a minimal-coordinate form (m = 0), Newton on the accelerations",
        "paper 001 s3 eqs 11, 13-15, 26",
        true,
        false,
