@@ -124,11 +124,32 @@ std::string Cell(const std::optional<double>& x, const char* format = "%.2e") {
   return x ? Fmt(format, *x) : std::string("-");
 }
 
+// Column widths of the run table: the longest catalogue id and method name, so that no row
+// shifts the columns after it.
+int ProblemColumn() {
+  static const int width = [] {
+    size_t w = 22;
+    for (const auto& e : ProblemCatalogue()) w = std::max(w, e.id.size());
+    return static_cast<int>(w);
+  }();
+  return width;
+}
+
+int MethodColumn() {
+  static const int width = [] {
+    size_t w = 15;
+    for (const auto& e : MethodRegistry()) w = std::max(w, e.name.size());
+    return static_cast<int>(w);
+  }();
+  return width;
+}
+
 void PrintTableHeader() {
-  std::printf("%-22s %-15s %-14s %9s %10s %10s %10s %10s\n", "problem", "method", "status", "steps",
-              "wall[s]", "energy", "constraint", "error");
-  std::printf("%-22s %-15s %-14s %9s %10s %10s %10s %10s\n", "", "", "", "", "(median)",
-              "rel.drift", "|Phi|max", "rel.max");
+  std::printf("%-*s %-*s %-14s %9s %10s %10s %10s %10s\n", ProblemColumn(), "problem",
+              MethodColumn(), "method", "status", "steps", "wall[s]", "energy", "constraint",
+              "error");
+  std::printf("%-*s %-*s %-14s %9s %10s %10s %10s %10s\n", ProblemColumn(), "", MethodColumn(), "",
+              "", "", "(median)", "rel.drift", "|Phi|max", "rel.max");
 }
 
 void PrintTableRow(const RunRecord& r) {
@@ -136,9 +157,9 @@ void PrintTableRow(const RunRecord& r) {
   if (r.wall_time) wall = r.wall_time->median;
   if (r.metrics.error) err = r.metrics.error->position_max_rel;
   const bool ran = r.status == RunStatus::kOk || r.metrics.samples > 0;
-  std::printf("%-22s %-15s %-14s %9ld %10s %10s %10s %10s\n", r.problem_id.c_str(),
-              r.method_id.c_str(), ToString(r.status), r.counters.steps, Cell(wall, "%.3g").c_str(),
-              ran ? Cell(r.metrics.energy_max_rel_drift).c_str() : "-",
+  std::printf("%-*s %-*s %-14s %9ld %10s %10s %10s %10s\n", ProblemColumn(), r.problem_id.c_str(),
+              MethodColumn(), r.method_id.c_str(), ToString(r.status), r.counters.steps,
+              Cell(wall, "%.3g").c_str(), ran ? Cell(r.metrics.energy_max_rel_drift).c_str() : "-",
               ran ? Cell(r.metrics.position_residual_max).c_str() : "-", Cell(err).c_str());
   if (r.status != RunStatus::kOk && !r.message.empty())
     std::printf("    -> %s\n", r.message.c_str());
@@ -356,8 +377,8 @@ int RunBatch(const std::vector<BatchItem>& items, const std::string& dir, const 
       PrintTableRow(records[i]);
       if (!rerun_reasons[i].empty()) std::printf("    -> %s\n", rerun_reasons[i].c_str());
     } else {
-      std::printf("%-22s %-15s %-14s %s\n", index[i].problem.c_str(), index[i].method.c_str(),
-                  index[i].status.c_str(), index[i].message.c_str());
+      std::printf("%-*s %-*s %-14s %s\n", ProblemColumn(), index[i].problem.c_str(), MethodColumn(),
+                  index[i].method.c_str(), index[i].status.c_str(), index[i].message.c_str());
     }
   }
   std::printf("results: %s/ (index.json + one JSON per run)\n", dir.c_str());
