@@ -10,19 +10,13 @@
 #include "harness/cli.h"
 #include "harness/json_io.h"
 #include "harness/regression.h"
+#include "tests/scratch_directory.h"
 
 namespace mbb {
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-fs::path Scratch(const std::string& name) {
-  const fs::path dir = fs::current_path() / ("scratch_check_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
 
 json Read(const fs::path& path) { return json::parse(std::ifstream(path)); }
 void Write(const fs::path& path, const json& j) { std::ofstream(path) << j.dump(1); }
@@ -62,7 +56,7 @@ TEST_CASE("a change names the key, both values, the tolerance and the ratio", "[
 
 TEST_CASE("check --against: the intersection, changes exit 1, other settings are reported",
           "[check]") {
-  const fs::path dir = Scratch("against");
+  const fs::path dir = ScratchDirectory("check_against");
   const fs::path baselines = CopyBaselines(dir);
   const fs::path against = dir / "against";
   fs::create_directories(against);
@@ -84,7 +78,7 @@ TEST_CASE("check --against: the intersection, changes exit 1, other settings are
 }
 
 TEST_CASE("check --update rewrites the baselines with a reason; a check then passes", "[check]") {
-  const fs::path dir = Scratch("update");
+  const fs::path dir = ScratchDirectory("check_update");
   const fs::path baselines = CopyBaselines(dir);
   CHECK(RunCli({"check", "--baseline", baselines.string(), "--update"}) == 2);  // no reason
   REQUIRE(RunCli({"check", "--baseline", baselines.string(), "--update", "--reason",

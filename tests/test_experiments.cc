@@ -8,19 +8,13 @@
 
 #include "harness/cli.h"
 #include "harness/json_io.h"
+#include "tests/scratch_directory.h"
 
 namespace mbb {
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-fs::path Scratch(const std::string& name) {
-  const fs::path dir = fs::current_path() / ("scratch_experiments_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
 
 std::string InputErrorOf(const std::function<void()>& f) {
   try {
@@ -40,7 +34,7 @@ TEST_CASE("the documented example experiments run, every run ok", "[experiments]
     ++examples;
     INFO(e.path().filename().string());
     const SweepFile sweep = ReadSweepFile(e.path().string());
-    const fs::path out = Scratch(e.path().stem().string());
+    const fs::path out = ScratchDirectory("experiments_" + e.path().stem().string());
     REQUIRE(RunCli({"sweep", e.path().string(), "--out", out.string()}) == 0);
     const json index = json::parse(std::ifstream(out / "index.json"));
     REQUIRE(index.at("runs").size() == sweep.items.size());
@@ -68,7 +62,7 @@ TEST_CASE("matrix lists expand to every combination, in a stated order", "[exper
 
 TEST_CASE("a bad experiment is refused naming the file and key, before expansion",
           "[experiments]") {
-  const fs::path dir = Scratch("bad");
+  const fs::path dir = ScratchDirectory("experiments_bad");
   auto write = [&](const std::string& text) {
     const fs::path file = dir / "x.json";
     std::ofstream(file) << text;
@@ -117,7 +111,7 @@ json WithoutTimings(json result) {
 }  // namespace
 
 TEST_CASE("the GNU parallel recipe's merged shards equal a one-machine sweep", "[experiments]") {
-  const fs::path dir = Scratch("cluster");
+  const fs::path dir = ScratchDirectory("experiments_cluster");
   const std::string experiment = std::string(MBBENCH_DOC_EXPERIMENTS_DIR) + "/parameter_study.json";
   REQUIRE(RunCli({"sweep", experiment, "--out", (dir / "one").string()}) == 0);
   const std::string scripts = MBBENCH_CLUSTER_SCRIPTS_DIR;

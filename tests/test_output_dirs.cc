@@ -9,19 +9,13 @@
 
 #include "harness/cli.h"
 #include "harness/file_names.h"
+#include "tests/scratch_directory.h"
 
 namespace mbb {
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-fs::path ScratchDirectory(const std::string& name) {
-  const fs::path dir = fs::current_path() / ("scratch_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
 
 void WriteText(const fs::path& path, const std::string& text) { std::ofstream(path) << text; }
 
