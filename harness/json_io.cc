@@ -49,18 +49,20 @@ json ContextJson() {
 }
 
 json ProblemJson(const RunRecord& r) {
-  return {{"id", r.problem_id},
-          {"parameters", r.problem_parameters},
-          {"n", r.n},
-          {"m", r.m},
-          {"dof", r.dof},
-          {"constraint_rank", r.constraint_rank},
-          {"warnings", r.warnings},
-          {"initial_residuals",
-           {{"position_stated", r.initial_residuals.position_stated},
-            {"position", r.initial_residuals.position},
-            {"velocity_stated", r.initial_residuals.velocity_stated},
-            {"velocity", r.initial_residuals.velocity}}}};
+  return {
+      {"id", r.problem_id},
+      {"parameters", r.problem_parameters},
+      {"formulation", r.problem_formulation.empty() ? json(nullptr) : json(r.problem_formulation)},
+      {"n", r.n},
+      {"m", r.m},
+      {"dof", r.dof},
+      {"constraint_rank", r.constraint_rank},
+      {"warnings", r.warnings},
+      {"initial_residuals",
+       {{"position_stated", r.initial_residuals.position_stated},
+        {"position", r.initial_residuals.position},
+        {"velocity_stated", r.initial_residuals.velocity_stated},
+        {"velocity", r.initial_residuals.velocity}}}};
 }
 
 json MethodJson(const RunRecord& r) {
@@ -241,13 +243,29 @@ std::string ReadResultStatus(const std::string& path) {
   }
 }
 
+namespace {
+
+// A reference made before a catalogue parameter existed (e.g. `formulation`) was made with
+// its default: complete the stored parameters with the catalogue defaults they lack.
+std::map<std::string, std::string> WithCatalogueDefaults(std::map<std::string, std::string> stored,
+                                                         const std::string& problem_id) {
+  for (const auto& entry : ProblemCatalogue())
+    if (entry.id == problem_id)
+      for (const auto& spec : entry.parameters)
+        if (!spec.default_value.empty()) stored.emplace(spec.name, spec.default_value);
+  return stored;
+}
+
+}  // namespace
+
 std::optional<Reference> ReadReferenceFile(const std::string& path, const Problem& problem) {
   std::ifstream in(path);
   if (!in) return std::nullopt;
   try {
     const json j = json::parse(in);
     for (const auto& e : j.at("references")) {
-      if (e.at("parameters").get<std::map<std::string, std::string>>() != problem.parameters)
+      if (WithCatalogueDefaults(e.at("parameters").get<std::map<std::string, std::string>>(),
+                                problem.id) != problem.parameters)
         continue;
       Reference ref;
       ref.id = e.at("id").get<std::string>();

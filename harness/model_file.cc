@@ -356,7 +356,7 @@ ModelDescription ParseModelText(const std::string& text, const std::string& path
     throw InputError("model file " + path + ": not valid JSON: " + e.what());
   }
   r.CheckKeys(root, "top level",
-              {"format", "id", "title", "source", "dimension", "end_time", "step",
+              {"format", "id", "title", "source", "dimension", "formulation", "end_time", "step",
                "default_methods", "bodies", "joints", "forces", "drivers", "outputs"});
   const std::string format = r.String(root, "format", "top level", "mbbench.model/1");
   if (format != "mbbench.model/1")
@@ -369,6 +369,7 @@ ModelDescription ParseModelText(const std::string& text, const std::string& path
   const double dim = r.RequiredNumber(root, "dimension", "top level");
   if (dim != 2.0 && dim != 3.0) r.Fail("top level key 'dimension'", "must be 2 or 3");
   m.dimension = static_cast<int>(dim);
+  m.formulation = r.String(root, "formulation", "top level", "");
   m.t_end = r.RequiredNumber(root, "end_time", "top level");
   m.h_default = r.Number(root, "step", "top level", 1e-3);
   if (root.contains("default_methods"))

@@ -51,6 +51,7 @@ struct RunRecord {
   // What was asked.
   std::string problem_id;
   std::map<std::string, std::string> problem_parameters;
+  std::string problem_formulation;  // Problem::formulation ("" for a hand-written problem)
   int n = 0, m = 0, dof = 0, constraint_rank = 0;
   std::string method_id;
   std::map<std::string, std::string> method_parameters;

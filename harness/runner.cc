@@ -100,6 +100,7 @@ RunRecord DescribeRun(const ResolvedRun& run) {
   const Problem& p = run.problem;
   r.problem_id = p.id;
   r.problem_parameters = p.parameters;
+  r.problem_formulation = p.formulation;
   r.n = p.n();
   r.m = p.m();
   r.constraint_rank = ConstraintRank(p);

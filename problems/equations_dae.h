@@ -13,10 +13,15 @@
 //       // energy balance
 //   template <class T> void VelocityForces(const T* q, const T* v, T* f) const;
 //       // quadratic-velocity (gyroscopic) terms of the equations of motion (pre-zeroed, n)
+// and optionally
+//   void Momenta(const double* q, const double* v, Eigen::Vector3d& linear,
+//                Eigen::Vector3d& angular) const;   // MechanicalDae::CalcMomenta
 // Derive from EquationDefaults to inherit "no applied forces, no velocity forces".
 #pragma once
 
 #include <algorithm>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "problems/dual.h"
@@ -31,6 +36,15 @@ struct EquationDefaults {
   template <class T>
   void VelocityForces(const T* /*q*/, const T* /*v*/, T* /*f*/) const {}
 };
+
+/// True if Equations has Momenta(q, v, linear, angular).
+template <class E, class = void>
+struct HasMomenta : std::false_type {};
+template <class E>
+struct HasMomenta<E, std::void_t<decltype(std::declval<const E&>().Momenta(
+                         static_cast<const double*>(nullptr), static_cast<const double*>(nullptr),
+                         std::declval<Eigen::Vector3d&>(), std::declval<Eigen::Vector3d&>()))>>
+    : std::true_type {};
 
 template <class Equations>
 class EquationsDae final : public MechanicalDae {
@@ -234,6 +248,16 @@ class EquationsDae final : public MechanicalDae {
     for (int j = 0; j < n(); ++j)
       for (int i = 0; i < n(); ++i) kinetic += v[i] * w.mass[i + j * n()] * v[j];
     return 0.5 * kinetic + eq_.Potential(t, q.data());
+  }
+
+  bool CalcMomenta(DaeWorkspace& /*ws*/, ConstVectorRef q, ConstVectorRef v,
+                   Eigen::Vector3d& linear, Eigen::Vector3d& angular) const override {
+    if constexpr (HasMomenta<Equations>::value) {
+      eq_.Momenta(q.data(), v.data(), linear, angular);
+      return true;
+    } else {
+      return false;
+    }
   }
 
   double CalcAppliedPower(DaeWorkspace& base, double t, ConstVectorRef q,

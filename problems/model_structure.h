@@ -42,6 +42,7 @@ struct ConstraintRows {
 struct KinematicTree {
   std::vector<int> parent;        // per body: parent body (-1: ground)
   std::vector<int> parent_joint;  // per body: index into model.joints connecting it to parent
+                                  // (-1: none, the body is free relative to the ground)
   /// Bodies in an order where every parent comes before its children.
   std::vector<int> topological_order;
   /// Joints not in the tree: each closes a loop (their equations become loop-closure
@@ -73,5 +74,13 @@ struct ModelStructure {
   std::function<void(const std::vector<BodyMotion>& bodies, Vector& q, Vector& v)>
       coordinates_from_bodies;
 };
+
+/// The kinematic tree of a model (problems/model/model_structure.cc): breadth-first from
+/// the ground over the joints in model order, so the tree is deterministic and every body
+/// sits at its smallest joint distance from the ground. A body the joints do not connect
+/// to the ground starts a further tree (the lowest-index such body; parent -1,
+/// parent_joint -1: free relative to the ground). The joints not used are the cut joints:
+/// joints - bodies of them for a mechanism connected to the ground.
+KinematicTree BuildKinematicTree(const ModelDescription& model);
 
 }  // namespace mbb

@@ -119,7 +119,7 @@ constexpr double kQ0[7] = {-0.0617138900142764496358948458001, 0.0,
                            0.487364979543842550225598953530,   -0.222668390165885884674473185609,
                            1.23054744454982119249735015568};
 
-Problem BuildModelForm() {
+Problem BuildModelForm(const ParameterSet& p) {
   const double beta = kQ0[0], theta = kQ0[1], gamma = kQ0[2], phi = kQ0[3], delta = kQ0[4],
                omega = kQ0[5], epsilon = kQ0[6];
   const double th[7] = {beta, beta + theta, gamma, phi + delta, delta, omega + epsilon, epsilon};
@@ -192,11 +192,11 @@ Problem BuildModelForm() {
   m.t_end = 0.03;
   m.h_default = 1e-5;
   m.default_methods = {"ida", "odeint-dopri5"};
-  return BuildModelProblem(m, "andrews_squeezer");
+  return BuildModelProblem(m, "andrews_squeezer", p);
 }
 
 Problem Build(const ParameterSet& p) {
-  if (p.GetString("form", "angles") == "model") return BuildModelForm();
+  if (p.GetString("form", "angles") == "model") return BuildModelForm(p);
   Problem problem;
   problem.dae = MakeDae(AndrewsEquations());
   problem.t_end = 0.03;
@@ -229,7 +229,8 @@ ProblemEntry AndrewsSqueezerEntry() {
           {{"form",
             "angles",
             "seven test-set angles, or the model layer's 7 planar bodies",
-            {"angles", "model"}}},
+            {"angles", "model"}},
+           FormulationParameter(2)},
           Build};
 }
 

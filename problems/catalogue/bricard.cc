@@ -57,7 +57,7 @@ Problem Build(const ParameterSet& p) {
   m.h_default = 1e-3;
   // ida and fixed-step methods fail or drift here: docs/known-failures.md.
   m.default_methods = {"odeint-dopri5"};
-  return BuildModelProblem(m, "bricard");
+  return BuildModelProblem(m, "bricard", p);
 }
 
 }  // namespace
@@ -66,7 +66,7 @@ ProblemEntry BricardEntry() {
   return {"bricard",
           "Bricard 5-bar overconstrained loop (rank-deficient Phi_q), Euler parameters",
           "001 s7, IFToMM A04",
-          {{"g", "9.81", "gravity along -y, m/s^2", {}}},
+          {{"g", "9.81", "gravity along -y, m/s^2", {}}, FormulationParameter(3)},
           Build};
 }
 

@@ -15,7 +15,7 @@
 namespace mbb {
 namespace {
 
-Problem Build(const ParameterSet&) {
+Problem Build(const ParameterSet& p) {
   ModelDescription m;
   m.title = "cylindrical pair in free flight";
   m.source = "002 s5.2";
@@ -45,7 +45,7 @@ Problem Build(const ParameterSet&) {
   m.t_end = 1.0;
   m.h_default = 1e-4;
   m.default_methods = {"ida", "odeint-dopri5"};
-  return BuildModelProblem(m, "cylindrical_pair");
+  return BuildModelProblem(m, "cylindrical_pair", p);
 }
 
 }  // namespace
@@ -54,7 +54,7 @@ ProblemEntry CylindricalPairEntry() {
   return {"cylindrical_pair",
           "cylindrical pair in free flight, Euler parameters",
           "002 s5.2",
-          {},
+          {FormulationParameter(3)},
           Build};
 }
 

@@ -58,7 +58,7 @@ ModelDescription FourBarChainModel(int windows, const ParameterSet& p) {
 namespace {
 
 Problem Build(const ParameterSet& p) {
-  return BuildModelProblem(FourBarChainModel(2, p), "double_four_bar");
+  return BuildModelProblem(FourBarChainModel(2, p), "double_four_bar", p);
 }
 
 }  // namespace
@@ -68,7 +68,8 @@ ProblemEntry DoubleFourBarEntry() {
           "double four-bar (5 bars) through singular positions, model layer (x, y, theta)",
           "001 s7, IFToMM",
           {{"omega0", "-1", "initial angular velocity of every crank, rad/s", {}},
-           {"g", "9.81", "gravity along -y, m/s^2", {}}},
+           {"g", "9.81", "gravity along -y, m/s^2", {}},
+           FormulationParameter(2)},
           Build};
 }
 

@@ -152,7 +152,7 @@ Problem Build(const ParameterSet& p) {
   // steps for the first 0.2 s alone; odeint-rk4 at h = 2e-4 about 17 s. Only ida keeps the
   // default catalogue quick; the reference (reference/README.md) gives it an error.
   m.default_methods = {"ida"};
-  return BuildModelProblem(m, "flyball_governor");
+  return BuildModelProblem(m, "flyball_governor", p);
 }
 
 }  // namespace
@@ -164,7 +164,8 @@ ProblemEntry FlyballGovernorEntry() {
           {{"k", "8e5", "spring stiffness, N/m (>= 0)", {}},
            {"c", "4e4", "spring damping, N s/m (>= 0)", {}},
            {"omega0", "6.283185307179586", "initial spin of every body about +z, rad/s", {}},
-           {"g", "9.81", "gravity along -z, m/s^2 (>= 0)", {}}},
+           {"g", "9.81", "gravity along -z, m/s^2 (>= 0)", {}},
+           FormulationParameter(3)},
           Build};
 }
 

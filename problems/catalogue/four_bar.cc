@@ -57,7 +57,7 @@ Problem Build(const ParameterSet& p) {
   m.t_end = 3.0;
   m.h_default = 1e-3;
   m.default_methods = {"ida", "odeint-dopri5"};
-  return BuildModelProblem(m, "four_bar");
+  return BuildModelProblem(m, "four_bar", p);
 }
 
 }  // namespace
@@ -68,7 +68,8 @@ ProblemEntry FourBarEntry() {
           "003 s6",
           {{"alpha1_0", "0", "initial crank angle from +y, clockwise, rad", {}},
            {"alpha1_rate", "5", "initial crank rate alpha1', rad/s", {}},
-           {"g", "9.81", "gravity along -y, m/s^2", {}}},
+           {"g", "9.81", "gravity along -y, m/s^2", {}},
+           FormulationParameter(2)},
           Build};
 }
 

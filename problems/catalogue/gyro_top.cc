@@ -74,7 +74,7 @@ Problem Build(const ParameterSet& p) {
   m.t_end = 2.0;
   m.h_default = 1e-3;
   m.default_methods = {"ida", "odeint-dopri5"};
-  return BuildModelProblem(m, "gyro_top");
+  return BuildModelProblem(m, "gyro_top", p);
 }
 
 }  // namespace
@@ -85,7 +85,8 @@ ProblemEntry GyroTopEntry() {
           "002 s5.1",
           {{"theta", "1.0471975511965976", "nutation angle, rad (eq 164: pi/3)", {}},
            {"omega_p", "10", "precession rate, rad/s (eq 164)", {}},
-           {"omega_s", "", "spin rate, rad/s (unset: the steady value of eq 165)", {}}},
+           {"omega_s", "", "spin rate, rad/s (unset: the steady value of eq 165)", {}},
+           FormulationParameter(3)},
           Build};
 }
 

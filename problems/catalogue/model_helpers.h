@@ -6,7 +6,9 @@
 #include <cmath>
 #include <string>
 
+#include "problems/model/formulation_registry.h"
 #include "problems/model/model_description.h"
+#include "problems/parameters.h"
 
 namespace mbb {
 
@@ -71,6 +73,14 @@ inline OutputDescription AngleAbout(const std::string& name, const std::string& 
   OutputDescription o = RelativeOutput(name, OutputKind::kAngle, body, reference_body);
   o.axis = axis;
   return o;
+}
+
+/// The `formulation` choice parameter of a model-layer catalogue entry whose model has
+/// `dimension`: every registered formulation accepting it, the default as without one.
+inline ParameterSpec FormulationParameter(int dimension) {
+  return {"formulation", DefaultFormulation(dimension),
+          "coordinate set the model is compiled in (problems/model/formulation_registry.h)",
+          FormulationsFor(dimension)};
 }
 
 }  // namespace mbb

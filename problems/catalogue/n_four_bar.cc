@@ -4,6 +4,7 @@
 // that the default catalogue stays quick with the suite's dense linear algebra: pass
 // `--param N=40` for the benchmark size. Outputs: B0, the top of the left crank.
 #include "problems/catalogue/catalogue_entries.h"
+#include "problems/catalogue/model_helpers.h"
 #include "problems/model/model_problem.h"
 
 namespace mbb {
@@ -13,7 +14,7 @@ Problem Build(const ParameterSet& p) {
   const double windows = p.GetDouble("N", 4);
   if (windows < 1 || windows != static_cast<int>(windows))
     throw InputError("parameter 'N' = " + std::to_string(windows) + ": must be an integer >= 1");
-  return BuildModelProblem(FourBarChainModel(static_cast<int>(windows), p), "n_four_bar");
+  return BuildModelProblem(FourBarChainModel(static_cast<int>(windows), p), "n_four_bar", p);
 }
 
 }  // namespace
@@ -24,7 +25,8 @@ ProblemEntry NFourBarEntry() {
           "IFToMM A02",
           {{"N", "4", "number of four-bar windows (A02: 40)", {}},
            {"omega0", "-1", "initial angular velocity of every crank, rad/s", {}},
-           {"g", "9.81", "gravity along -y, m/s^2", {}}},
+           {"g", "9.81", "gravity along -y, m/s^2", {}},
+           FormulationParameter(2)},
           Build};
 }
 

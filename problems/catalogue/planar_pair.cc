@@ -17,7 +17,7 @@
 namespace mbb {
 namespace {
 
-Problem Build(const ParameterSet&) {
+Problem Build(const ParameterSet& p) {
   ModelDescription m;
   m.title = "planar pair in free flight";
   m.source = "002 s5.3";
@@ -48,13 +48,17 @@ Problem Build(const ParameterSet&) {
   m.t_end = 0.1;
   m.h_default = 1e-5;
   m.default_methods = {"ida", "odeint-dopri5"};
-  return BuildModelProblem(m, "planar_pair");
+  return BuildModelProblem(m, "planar_pair", p);
 }
 
 }  // namespace
 
 ProblemEntry PlanarPairEntry() {
-  return {"planar_pair", "planar pair in free flight, Euler parameters", "002 s5.3", {}, Build};
+  return {"planar_pair",
+          "planar pair in free flight, Euler parameters",
+          "002 s5.3",
+          {FormulationParameter(3)},
+          Build};
 }
 
 }  // namespace mbb

@@ -30,18 +30,20 @@ Problem Build(const ParameterSet& p) {
   m.t_end = 10.0;
   m.h_default = 1e-3;
   m.default_methods = {"ida", "odeint-dopri5", "arkode-erk"};
-  return BuildModelProblem(m, "simple_pendulum_iftomm");
+  return BuildModelProblem(m, "simple_pendulum_iftomm", p);
 }
 
 }  // namespace
 
 ProblemEntry SimplePendulumIftommEntry() {
-  return {
-      "simple_pendulum_iftomm",
-      "point mass on a massless link (x, y), model layer",
-      "IFToMM simple pendulum",
-      {{"mass", "1", "kg", {}}, {"length", "1", "m", {}}, {"g", "9.81", "gravity along -y", {}}},
-      Build};
+  return {"simple_pendulum_iftomm",
+          "point mass on a massless link (x, y), model layer",
+          "IFToMM simple pendulum",
+          {{"mass", "1", "kg", {}},
+           {"length", "1", "m", {}},
+           {"g", "9.81", "gravity along -y", {}},
+           FormulationParameter(2)},
+          Build};
 }
 
 }  // namespace mbb

@@ -110,7 +110,7 @@ Problem Build(const ParameterSet& p) {
   m.h_default = 1e-4;
   // Redundant constraints: ida fails on the rank-deficient Jacobian (docs/known-failures.md).
   m.default_methods = {"odeint-dopri5"};
-  return BuildModelProblem(m, "six_body_linkage");
+  return BuildModelProblem(m, "six_body_linkage", p);
 }
 
 }  // namespace
@@ -121,7 +121,8 @@ ProblemEntry SixBodyLinkageEntry() {
           "002 s5.4.2",
           {{"L", "0.1", "cube side, m", {}},
            {"theta1_dot", "30", "initial rate of joint 1, rad/s", {}},
-           {"g", "9.81", "gravity along -z, m/s^2", {}}},
+           {"g", "9.81", "gravity along -z, m/s^2", {}},
+           FormulationParameter(3)},
           Build};
 }
 

@@ -96,7 +96,7 @@ Problem Build(const ParameterSet& p) {
   m.t_end = 5.0;
   m.h_default = 1e-4;
   m.default_methods = {"ida", "odeint-dopri5"};
-  Problem problem = BuildModelProblem(m, "slider_crank_3d");
+  Problem problem = BuildModelProblem(m, "slider_crank_3d", p);
   problem.revolution_output = "crank_angle";  // issue 3: the crank-revolution period
   return problem;
 }
@@ -110,7 +110,8 @@ ProblemEntry SliderCrank3dEntry() {
       "000 s3.2, IFToMM",
       {{"crank_com", "pivot", "crank centre of mass at the pivot A or mid-crank", {"pivot", "mid"}},
        {"omega0", "6", "initial crank rate about +X, rad/s", {}},
-       {"g", "9.81", "gravity along -Z, m/s^2", {}}},
+       {"g", "9.81", "gravity along -Z, m/s^2", {}},
+       FormulationParameter(3)},
       Build};
 }
 

@@ -76,7 +76,7 @@ Problem Build(const ParameterSet& p) {
   m.t_end = 10.0;
   m.h_default = 1e-3;
   m.default_methods = {"ida", "odeint-dopri5"};
-  return BuildModelProblem(m, "small_mass_oscillator");
+  return BuildModelProblem(m, "small_mass_oscillator", p);
 }
 
 }  // namespace
@@ -90,7 +90,8 @@ ProblemEntry SmallMassOscillatorEntry() {
            {"c1", "1", "spring to the reference, N/m", {}},
            {"c2", "1", "spring between the masses, N/m", {}},
            {"d1", "1e-5", "damper to the reference, N s/m", {}},
-           {"d2", "1e-5", "damper between the masses, N s/m", {}}},
+           {"d2", "1e-5", "damper between the masses, N s/m", {}},
+           FormulationParameter(2)},
           Build};
 }
 

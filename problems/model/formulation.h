@@ -12,10 +12,13 @@
 
 #include "problems/mechanical_dae.h"
 #include "problems/model/model_description.h"
+#include "problems/model_structure.h"
 
 namespace mbb {
 
 struct FormulatedModel {
+  /// The model the equations were written for (for a lifted planar model: the spatial one).
+  ModelDescription model;
   std::shared_ptr<const MechanicalDae> dae;
   /// The model's stated initial pose and twist in these coordinates (not yet consistent).
   Vector q_guess, v_guess;
@@ -28,15 +31,31 @@ struct FormulatedModel {
   Vector stated_q, stated_v;
   /// Name of each constraint row ("joint 'A' (revolute) row 2"), for error messages.
   std::vector<std::string> constraint_names;
+  /// The coordinates of each body (aligned with model.bodies) and the owner of every
+  /// constraint row, in row order (ModelStructure).
+  std::vector<BodyCoordinates> body_coordinates;
+  std::vector<ConstraintRows> rows;
   /// Output values in ModelDescription::outputs order.
   std::function<void(double t, const Vector& q, const Vector& v, Vector& out)> calc_outputs;
 };
 
-/// Planar bodies in (x, y, theta), point masses in (x, y). Requires dimension 2.
+/// Planar bodies in (x, y, theta), point masses in (x, y). Requires dimension 2 and a
+/// model that passed ValidatePlanarModel.
 FormulatedModel FormulatePlanar(const ModelDescription& model);
 /// Spatial bodies in (x, y, z, e0..e3) with e^T e = 1 per body (paper 000 eq 61d), point
-/// masses in (x, y, z). Requires dimension 3.
+/// masses in (x, y, z). Requires dimension 3 and a model that passed
+/// ValidateEulerParameterModel.
 FormulatedModel FormulateSpatialEuler(const ModelDescription& model);
+
+/// The rules of each formulation beyond ValidateModel's common ones (joint kinds, inertia,
+/// held values, driver coordinates, output components); throw InputError naming the model
+/// and the element.
+void ValidatePlanarModel(const ModelDescription& model);
+void ValidateEulerParameterModel(const ModelDescription& model);
+
+/// Appends the ConstraintRows of `owner` (rows [first, first + names.size())) to `rows`.
+void AppendRows(std::vector<ConstraintRows>& rows, ConstraintRows::Owner owner, int index,
+                const std::string& name, const std::vector<std::string>& row_names);
 
 // Shared by the formulations: index of a body (-1 for "ground"); throws InputError.
 int FindBodyIndex(const ModelDescription& model, const std::string& name,

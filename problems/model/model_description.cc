@@ -4,6 +4,7 @@
 #include <set>
 
 #include "problems/model/formulation.h"
+#include "problems/model/formulation_registry.h"
 #include "problems/parameters.h"
 
 namespace mbb {
@@ -44,6 +45,10 @@ void RequireFiniteVector(const ModelDescription& model, const std::string& what,
 }
 }  // namespace
 
+// The rules every formulation shares: names, references, signs, finite numbers. The
+// rules that depend on the coordinate set (joint kinds, inertia, held values, driver
+// coordinates, output components) belong to the formulation (formulation_registry.cc),
+// which ValidateModel runs last.
 void ValidateModel(const ModelDescription& model) {
   const std::string& w = model.Where();
   if (model.dimension != 2 && model.dimension != 3)
@@ -64,27 +69,10 @@ void ValidateModel(const ModelDescription& model) {
     RequireFiniteVector(model, what + " orientation", b.orientation);
     RequireFiniteVector(model, what + " velocity", b.velocity);
     RequireFiniteVector(model, what + " angular_velocity", b.angular_velocity);
-    if (b.kind == BodyKind::kRigid) {
-      if (model.dimension == 2 && !(b.inertia(0, 0) > 0.0))
-        throw InputError(w + ": " + what + " inertia must be > 0");
-      if (model.dimension == 3) {
-        Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> eig(b.inertia);
-        if (!(eig.eigenvalues().minCoeff() > 0.0) || (b.inertia - b.inertia.transpose()).norm() > 0)
-          throw InputError(w + ": " + what + " inertia must be symmetric positive definite");
-        if (!(b.orientation.norm() > 0.0))
-          throw InputError(w + ": " + what + " orientation must be a non-zero quaternion");
-      }
-    }
-    static const std::set<std::string> kHold2 = {"x", "y", "angle", "vx", "vy", "omega"};
-    static const std::set<std::string> kHold3 = {"x",  "y",  "z",  "orientation", "vx",
-                                                 "vy", "vz", "wx", "wy",          "wz"};
-    for (const auto& h : b.hold) {
-      const auto& allowed = model.dimension == 2 ? kHold2 : kHold3;
-      if (!allowed.count(h)) throw InputError(w + ": " + what + " hold: unknown value '" + h + "'");
+    for (const auto& h : b.hold)
       if (b.kind == BodyKind::kPointMass &&
           (h == "angle" || h == "omega" || h == "orientation" || h[0] == 'w'))
         throw InputError(w + ": " + what + " hold: '" + h + "' is not a point-mass coordinate");
-    }
   }
   for (const auto& j : model.joints) {
     const std::string what = "joint '" + j.name + "'";
@@ -96,20 +84,8 @@ void ValidateModel(const ModelDescription& model) {
     RequireFiniteVector(model, what + " axis_a", j.axis_a);
     RequireFiniteVector(model, what + " axis_b", j.axis_b);
     RequireFinite(model, what + " length", j.length);
-    const bool spatial_only = j.kind == JointKind::kSpherical || j.kind == JointKind::kUniversal ||
-                              j.kind == JointKind::kCylindrical || j.kind == JointKind::kPlanar;
-    if (model.dimension == 2 && spatial_only)
-      throw InputError(w + ": " + what + " is a spatial joint in a planar model");
     if (j.kind == JointKind::kDistance && !(j.length > 0.0))
       throw InputError(w + ": " + what + " length must be > 0");
-    const bool uses_axis = j.kind != JointKind::kSpherical && j.kind != JointKind::kDistance &&
-                           j.kind != JointKind::kFixed &&
-                           !(model.dimension == 2 && j.kind == JointKind::kRevolute);
-    if (uses_axis && !(j.axis_a.norm() > 0.0))
-      throw InputError(w + ": " + what + " axis_a must be non-zero");
-    if (model.dimension == 3 && uses_axis && j.kind != JointKind::kPointOnLine &&
-        !(j.axis_b.norm() > 0.0))
-      throw InputError(w + ": " + what + " axis_b must be non-zero");
   }
   for (const auto& f : model.forces) {
     const std::string what = "force '" + f.name + "'";
@@ -123,8 +99,6 @@ void ValidateModel(const ModelDescription& model) {
     FindBodyIndex(model, f.body_a, what);
     if (f.kind == ForceKind::kSpringDamper || f.kind == ForceKind::kTorsionalSpring)
       FindBodyIndex(model, f.body_b, what);
-    if (f.kind == ForceKind::kTorsionalSpring && model.dimension != 2)
-      throw InputError(w + ": " + what + " torsional spring-dampers are planar only");
     if (f.stiffness < 0.0 || f.damping < 0.0)
       throw InputError(w + ": " + what + " stiffness and damping must be >= 0");
   }
@@ -132,33 +106,37 @@ void ValidateModel(const ModelDescription& model) {
     const std::string what = "driver '" + d.name + "'";
     const int a = FindBodyIndex(model, d.body_a, what);
     if (d.kind == DriverKind::kRelativeAngle) {
-      if (model.dimension != 2)
-        throw InputError(w + ": " + what + " relative_angle is planar only");
       FindBodyIndex(model, d.body_b, what);
     } else {
       if (a < 0) throw InputError(w + ": " + what + " must name a body, not ground");
-      static const std::set<std::string> kCoord = {"x", "y", "z", "angle"};
-      if (!kCoord.count(d.coordinate) || (model.dimension == 2 && d.coordinate == "z") ||
-          (model.dimension == 3 && d.coordinate == "angle"))
-        throw InputError(w + ": " + what + " coordinate '" + d.coordinate + "' is not valid");
+      if (d.coordinate == "angle" && model.bodies[a].kind == BodyKind::kPointMass)
+        throw InputError(w + ": " + what + ": a point mass has no angle");
     }
   }
   for (const auto& o : model.outputs) {
     const std::string what = "output '" + o.name + "'";
     const int b = FindBodyIndex(model, o.body, what);
     if (b < 0) throw InputError(w + ": " + what + " must name a body, not ground");
-    if (model.dimension == 2 && (o.kind == OutputKind::kPointZ || o.kind == OutputKind::kPointVZ))
-      throw InputError(w + ": " + what + " has no z component in a planar model");
     if (o.kind == OutputKind::kAngle && model.bodies[b].kind == BodyKind::kPointMass)
       throw InputError(w + ": " + what + ": a point mass has no angle");
-    if (!o.reference_body.empty()) FindBodyIndex(model, o.reference_body, what);
+    if (!o.reference_body.empty()) {
+      // Relative outputs are measured in the reference body's frame: it needs one, and a
+      // velocity in a moving frame is not defined here (whose derivative?).
+      const int r = FindBodyIndex(model, o.reference_body, what);
+      if (r >= 0 && model.bodies[r].kind != BodyKind::kRigid)
+        throw InputError(w + ": " + what + ": reference_body '" + o.reference_body +
+                         "' must be a rigid body");
+      if (r >= 0 && (o.kind == OutputKind::kPointVX || o.kind == OutputKind::kPointVY ||
+                     o.kind == OutputKind::kPointVZ))
+        throw InputError(w + ": " + what +
+                         ": reference_body is not supported for velocity outputs");
+    }
     RequireFinite(model, what + " offset", o.offset);
     RequireFinite(model, what + " scale", o.scale);
     RequireFiniteVector(model, what + " point", o.point);
     RequireFiniteVector(model, what + " axis", o.axis);
-    if (o.kind == OutputKind::kAngle && model.dimension == 3 && !(o.axis.norm() > 0.0))
-      throw InputError(w + ": " + what + " axis must be non-zero");
   }
+  FindFormulation(model).validate(model);
 }
 
 }  // namespace mbb

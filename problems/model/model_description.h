@@ -157,8 +157,9 @@ struct ModelDescription {
 };
 
 /// Checks names and references (every joint/force/driver/output names existing bodies,
-/// joint kinds valid for the dimension, masses positive, finite numbers); throws
-/// InputError naming the model and the offending element.
+/// masses positive, finite numbers), then the rules of the model's formulation
+/// (formulation_registry.h: an unknown `formulation` lists the choices; joint kinds,
+/// inertia, held values, ...); throws InputError naming the model and the offending element.
 void ValidateModel(const ModelDescription& model);
 
 }  // namespace mbb

@@ -2,20 +2,37 @@
 
 #include <cstdio>
 
-#include "problems/model/formulation.h"
+#include "problems/model/formulation_registry.h"
 #include "problems/model/model_assembly.h"
 
 namespace mbb {
+namespace {
+
+std::shared_ptr<const ModelStructure> MakeStructure(const FormulatedModel& formulated,
+                                                    const std::string& formulation) {
+  auto structure = std::make_shared<ModelStructure>();
+  structure->model = formulated.model;
+  structure->formulation = formulation;
+  structure->bodies = formulated.body_coordinates;
+  structure->rows = formulated.rows;
+  structure->tree = BuildKinematicTree(formulated.model);
+  return structure;
+}
+
+}  // namespace
 
 Problem BuildModelProblem(const ModelDescription& model, const std::string& id) {
-  ValidateModel(model);
-  FormulatedModel formulated =
-      model.dimension == 2 ? FormulatePlanar(model) : FormulateSpatialEuler(model);
+  ValidateModel(model);  // the common rules and those of the model's formulation
+  const FormulationEntry& formulation = FindFormulation(model);
+  FormulatedModel formulated = formulation.formulate(model);
   Problem problem;
   problem.id = id;
   problem.title = model.title;
   problem.source = model.source;
   problem.dae = formulated.dae;
+  problem.formulation = formulation.name;
+  problem.structure = MakeStructure(formulated, formulation.name);
+  problem.conserved_momentum = model.conserved_momentum;
   problem.t0 = 0.0;
   problem.t_end = model.t_end;
   problem.h_default = model.h_default;
@@ -24,15 +41,21 @@ Problem BuildModelProblem(const ModelDescription& model, const std::string& id) 
   problem.initial_residuals.recorded = true;
   problem.initial_residuals.position_stated = report.position_residual_before;
   problem.initial_residuals.velocity_stated = report.velocity_residual_before;
-  for (const auto& o : model.outputs) {
+  for (const auto& o : formulated.model.outputs) {
     problem.output_names.push_back(o.name);
     // A spatial body's rotation angle is periodic: the harness unwraps it along a run.
-    const bool periodic = o.kind == OutputKind::kAngle && model.dimension == 3;
+    const bool periodic = o.kind == OutputKind::kAngle && formulated.model.dimension == 3;
     problem.output_periods.push_back(periodic ? 2.0 * M_PI * std::abs(o.scale) : 0.0);
   }
   problem.calc_outputs = formulated.calc_outputs;
   problem.default_methods = model.default_methods;
   return problem;
+}
+
+Problem BuildModelProblem(ModelDescription model, const std::string& id,
+                          const ParameterSet& params) {
+  model.formulation = params.GetString("formulation", model.formulation);
+  return BuildModelProblem(model, id);
 }
 
 }  // namespace mbb

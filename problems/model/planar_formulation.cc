@@ -13,6 +13,7 @@
 // theta_ab0 is the relative angle of the stated initial pose. Gravity, spring potentials
 // enter V; dampers, applied forces and torques enter the applied forces as J^T F.
 #include <cmath>
+#include <set>
 
 #include "problems/equations_dae.h"
 #include "problems/model/formulation.h"
@@ -260,6 +261,21 @@ struct PlanarEquations {
 
   template <class T>
   void VelocityForces(const T* /*q*/, const T* /*v*/, T* /*f*/) const {}
+
+  // Linear momentum (sum m r', 0) and angular momentum about the origin, z only:
+  // sum (x m y' - y m x' + J theta').
+  void Momenta(const double* q, const double* v, Eigen::Vector3d& linear,
+               Eigen::Vector3d& angular) const {
+    linear.setZero();
+    angular.setZero();
+    for (const BodyData& b : bodies) {
+      const int o = b.ref.offset;
+      linear.x() += b.mass * v[o];
+      linear.y() += b.mass * v[o + 1];
+      angular.z() += b.mass * (q[o] * v[o + 1] - q[o + 1] * v[o]);
+      if (b.ref.has_angle) angular.z() += b.inertia * v[o + 2];
+    }
+  }
 };
 
 BodyRef Ref(const ModelDescription& model, const std::vector<int>& offsets, const std::string& name,
@@ -295,19 +311,57 @@ std::string JointName(const JointKind kind) {
 
 }  // namespace
 
-FormulatedModel FormulatePlanar(const ModelDescription& model) {
-  ValidateModel(model);
+void ValidatePlanarModel(const ModelDescription& model) {
+  const std::string& w = model.Where();
   if (model.dimension != 2)
-    throw InputError(model.Where() + ": planar formulation needs dimension 2");
+    throw InputError(w + ": the planar formulation needs a model of dimension 2");
+  static const std::set<std::string> kHold = {"x", "y", "angle", "vx", "vy", "omega"};
+  for (const auto& b : model.bodies) {
+    const std::string what = "body '" + b.name + "'";
+    if (b.kind == BodyKind::kRigid && !(b.inertia(0, 0) > 0.0))
+      throw InputError(w + ": " + what + " inertia must be > 0");
+    for (const auto& h : b.hold)
+      if (!kHold.count(h)) throw InputError(w + ": " + what + " hold: unknown value '" + h + "'");
+  }
+  for (const auto& j : model.joints) {
+    const std::string what = "joint '" + j.name + "'";
+    if (j.kind == JointKind::kSpherical || j.kind == JointKind::kUniversal ||
+        j.kind == JointKind::kCylindrical || j.kind == JointKind::kPlanar)
+      throw InputError(w + ": " + what + " is a spatial joint in a planar model");
+    const bool uses_axis = j.kind == JointKind::kPrismatic || j.kind == JointKind::kPointOnLine;
+    if (uses_axis && !(j.axis_a.norm() > 0.0))
+      throw InputError(w + ": " + what + " axis_a must be non-zero");
+  }
+  for (const auto& f : model.forces) {
+    const std::string what = "force '" + f.name + "'";
+    if (f.kind == ForceKind::kTorsionalSpring &&
+        (FindBodyIndex(model, f.body_a, what) >= 0 &&
+         model.bodies[FindBodyIndex(model, f.body_a, what)].kind == BodyKind::kPointMass))
+      throw InputError(w + ": " + what + ": a point mass has no angle");
+  }
+  for (const auto& d : model.drivers) {
+    const std::string what = "driver '" + d.name + "'";
+    if (d.kind == DriverKind::kCoordinate && d.coordinate != "x" && d.coordinate != "y" &&
+        d.coordinate != "angle")
+      throw InputError(w + ": " + what + " coordinate '" + d.coordinate + "' is not valid");
+  }
+  for (const auto& o : model.outputs)
+    if (o.kind == OutputKind::kPointZ || o.kind == OutputKind::kPointVZ)
+      throw InputError(w + ": output '" + o.name + "' has no z component in a planar model");
+}
+
+FormulatedModel FormulatePlanar(const ModelDescription& model) {
   PlanarEquations eq;
   std::vector<int> offsets;
+  FormulatedModel out;
+  out.model = model;
   for (const auto& b : model.bodies) {
     offsets.push_back(eq.n);
     const bool rigid = b.kind == BodyKind::kRigid;
     eq.bodies.push_back({{eq.n, rigid}, b.mass, rigid ? b.inertia(0, 0) : 0.0});
+    out.body_coordinates.push_back({b.name, eq.n, rigid ? 3 : 2});
     eq.n += rigid ? 3 : 2;
   }
-  FormulatedModel out;
   for (const auto& jd : model.joints) {
     const std::string what = "joint '" + jd.name + "'";
     Joint j;
@@ -324,9 +378,11 @@ FormulatedModel FormulatePlanar(const ModelDescription& model) {
     const int rows = jd.kind == JointKind::kFixed                                          ? 3
                      : jd.kind == JointKind::kRevolute || jd.kind == JointKind::kPrismatic ? 2
                                                                                            : 1;
+    std::vector<std::string> names;
     for (int r = 0; r < rows; ++r)
-      out.constraint_names.push_back(what + " (" + JointName(jd.kind) + ") row " +
-                                     std::to_string(r + 1));
+      names.push_back(what + " (" + JointName(jd.kind) + ") row " + std::to_string(r + 1));
+    AppendRows(out.rows, ConstraintRows::Owner::kJoint, static_cast<int>(eq.joints.size()), jd.name,
+               names);
     eq.m += rows;
     eq.joints.push_back(j);
   }
@@ -340,11 +396,10 @@ FormulatedModel FormulatePlanar(const ModelDescription& model) {
       d.b = Ref(model, offsets, dd.body_b, what);
     } else {
       const int k = dd.coordinate == "x" ? 0 : dd.coordinate == "y" ? 1 : 2;
-      if (k == 2 && !d.a.has_angle)
-        throw InputError(model.Where() + ": " + what + ": a point mass has no angle");
       d.index = d.a.offset + k;
     }
-    out.constraint_names.push_back(what);
+    AppendRows(out.rows, ConstraintRows::Owner::kDriver, static_cast<int>(eq.drivers.size()),
+               dd.name, {what});
     ++eq.m;
     eq.drivers.push_back(d);
   }
@@ -367,8 +422,6 @@ FormulatedModel FormulatePlanar(const ModelDescription& model) {
     f.damping = fd.damping;
     f.rest = fd.rest_length;
     f.law = fd.law;
-    if (fd.kind == ForceKind::kTorsionalSpring && (!f.a.has_angle && f.a.offset >= 0))
-      throw InputError(model.Where() + ": " + what + ": a point mass has no angle");
     eq.forces.push_back(f);
   }
 
@@ -427,11 +480,23 @@ FormulatedModel FormulatePlanar(const ModelDescription& model) {
       double p[3] = {0.0, 0.0, 0.0}, pv[3] = {0.0, 0.0, 0.0};  // z stays 0 in the plane
       PointOf(o.body, q.data(), o.point, p);
       PointVelocity(o.body, q.data(), v.data(), o.point, pv);
+      if (o.reference.offset >= 0) {
+        // Relative to a reference body: the point from the reference body's centre of mass
+        // in its axes, R(theta_ref)^T (p - r_ref), as the spatial formulation reports it.
+        const double* r = q.data() + o.reference.offset;
+        const double c = std::cos(r[2]), sn = std::sin(r[2]);
+        const double dx = p[0] - r[0], dy = p[1] - r[1];
+        p[0] = c * dx + sn * dy;
+        p[1] = -sn * dx + c * dy;
+      }
       if (!PointComponent(o.kind, p, pv, values[k]))
         values[k] = AngleOf(o.body, q.data()) - AngleOf(o.reference, q.data());  // kAngle
       values[k] = o.offset + o.scale * values[k];
     }
   };
+  for (const auto& rows : out.rows)
+    out.constraint_names.insert(out.constraint_names.end(), rows.row_names.begin(),
+                                rows.row_names.end());
   out.dae = MakeDae(eq);
   return out;
 }

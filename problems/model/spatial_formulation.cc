@@ -23,10 +23,15 @@
 //   fixed          d = 0 and three frame dot products                        6
 //   point-on-line  f_a . d = 0, g_a . d = 0                                  2
 //   distance       (d . d - L^2) / (2 L) = 0                                 1
+// Angles about an axis (the relative-angle driver, torsional spring-dampers; they come
+// from planar models lifted into 3-D, lift_planar.cc) are the rotation of b relative to a
+// about a's z axis: with e_rel = conj(e_a) e_b, angle = 2 atan2(e_rel.z, e_rel.w); the
+// driver row is 2 sin((angle - law) / 2) = 2 (e_rel.z cos(law/2) - e_rel.w sin(law/2)).
 // k_b and the fixed joint's frame vectors are taken from the stated initial pose.
 #include <Eigen/Geometry>
 #include <cmath>
 #include <memory>
+#include <set>
 
 #include "problems/equations_dae.h"
 #include "problems/model/formulation.h"
@@ -153,9 +158,47 @@ struct Force {
 };
 
 struct Driver {
-  int index = 0;
+  DriverKind kind = DriverKind::kCoordinate;
+  BodyRef a, b;   // kRelativeAngle
+  int index = 0;  // kCoordinate
   TimeLaw law;
 };
+
+// The relative rotation e_rel = conj(e_a) e_b of body b in body a's frame (w and z
+// components; a ground or point-mass end has e = (1, 0, 0, 0)).
+template <class T>
+void RelativeRotationWZ(const BodyRef& a, const BodyRef& b, const T* q, T& w, T& z) {
+  const T one(1.0), zero(0.0);
+  const T* ea = a.offset >= 0 && a.rigid ? q + a.offset + 3 : nullptr;
+  const T* eb = b.offset >= 0 && b.rigid ? q + b.offset + 3 : nullptr;
+  const T aw = ea ? ea[0] : one, ax = ea ? ea[1] : zero, ay = ea ? ea[2] : zero,
+          az = ea ? ea[3] : zero;
+  const T bw = eb ? eb[0] : one, bx = eb ? eb[1] : zero, by = eb ? eb[2] : zero,
+          bz = eb ? eb[3] : zero;
+  w = aw * bw + ax * bx + ay * by + az * bz;
+  z = aw * bz - bw * az - (ax * by - ay * bx);
+}
+
+// Rotation angle of b relative to a about a's z axis (the twist of e_rel about z),
+// 2 atan2(e_rel.z, e_rel.w): continuous while |angle| < 2 pi.
+template <class T>
+T RelativeAngleAboutZ(const BodyRef& a, const BodyRef& b, const T* q) {
+  using std::atan2;
+  T w, z;
+  RelativeRotationWZ(a, b, q, w, z);
+  return 2.0 * atan2(z, w);
+}
+
+// Global angular velocity w = 2 Ebar(e) e' (eq 62); zero for ground and point masses.
+template <class T>
+void AngularVelocity(const BodyRef& b, const T* q, const T* v, T* w) {
+  for (int i = 0; i < 3; ++i) w[i] = T(0.0);
+  if (b.offset < 0 || !b.rigid) return;
+  const T* e = q + b.offset + 3;
+  const T* ed = v + b.offset + 3;
+  for (int i = 0; i < 3; ++i)
+    for (int k = 0; k < 4; ++k) w[i] += 2.0 * EntryEbar(e, i, k) * ed[k];
+}
 
 struct BodyData {
   BodyRef ref;
@@ -237,7 +280,21 @@ struct SpatialEulerEquations {
           break;
       }
     }
-    for (const Driver& d : drivers) phi[row++] = q[d.index] - d.law.Eval(t);
+    for (const Driver& d : drivers) {
+      if (d.kind == DriverKind::kCoordinate) {
+        phi[row++] = q[d.index] - d.law.Eval(t);
+      } else {
+        // Rotation of b relative to a about a's z axis = law(t), as
+        // 2 sin((angle - law) / 2) = 2 (z cos(law/2) - w sin(law/2)): smooth, no branch cut,
+        // and angle - law to first order (the planar row's scale).
+        using std::cos;
+        using std::sin;
+        T w, z;
+        RelativeRotationWZ(d.a, d.b, q, w, z);
+        const T half = 0.5 * d.law.Eval(t);
+        phi[row++] = 2.0 * (z * cos(half) - w * sin(half));
+      }
+    }
     for (const BodyData& b : bodies) {  // eq (61d)
       if (!b.ref.rigid) continue;
       const T* e = q + b.ref.offset + 3;
@@ -275,6 +332,8 @@ struct SpatialEulerEquations {
     for (const BodyData& b : bodies)  // uniform gravity: V = -m g . r
       for (int i = 0; i < 3; ++i) energy -= b.mass * gravity[i] * q[b.ref.offset + i];
     for (const Force& f : forces) {
+      if (f.kind == ForceKind::kTorsionalSpring && f.stiffness != 0.0)
+        energy += 0.5 * f.stiffness * Square(RelativeAngleAboutZ(f.a, f.b, q) - f.rest);
       if (f.kind != ForceKind::kSpringDamper || f.stiffness == 0.0) continue;
       T pa[3], pb[3], d[3];
       PointOf(f.a, q, f.sa, pa);
@@ -307,6 +366,19 @@ struct SpatialEulerEquations {
         AddPointForce(f.b, q, f.sb, force, out);
         for (int i = 0; i < 3; ++i) force[i] = -force[i];
         AddPointForce(f.a, q, f.sa, force, out);
+      } else if (f.kind == ForceKind::kTorsionalSpring && f.damping != 0.0) {
+        // Torque -c (w_b - w_a) . z_a about a's z axis, on b, and its reaction on a.
+        T wa[3], wb[3], axis[3];
+        AngularVelocity(f.a, q, v, wa);
+        AngularVelocity(f.b, q, v, wb);
+        Rotate(f.a, q, V3(V3::UnitZ()), axis);
+        T rate(0.0);
+        for (int i = 0; i < 3; ++i) rate += (wb[i] - wa[i]) * axis[i];
+        T torque[3];
+        for (int i = 0; i < 3; ++i) torque[i] = -f.damping * rate * axis[i];
+        AddTorque(f.b, q, torque, out);
+        for (int i = 0; i < 3; ++i) torque[i] = -torque[i];
+        AddTorque(f.a, q, torque, out);
       } else if (f.kind == ForceKind::kForce || f.kind == ForceKind::kTorque) {
         const T s = f.law.Eval(t);
         T vec[3];
@@ -340,6 +412,31 @@ struct SpatialEulerEquations {
         for (int i = 1; i < 3; ++i) sum += EntryE(ed, i, k) * jw[i];
         out[o + k] -= 8.0 * sum;
       }
+    }
+  }
+
+  // Linear momentum sum m r' and angular momentum about the origin
+  // sum (r x m r' + A J A^T w), with the global angular velocity w = 2 Ebar(e) e' (eq 62)
+  // and A = Ebar E^T.
+  void Momenta(const double* q, const double* v, Eigen::Vector3d& linear,
+               Eigen::Vector3d& angular) const {
+    linear.setZero();
+    angular.setZero();
+    for (const BodyData& b : bodies) {
+      const int o = b.ref.offset;
+      const V3 r(q[o], q[o + 1], q[o + 2]), rd(v[o], v[o + 1], v[o + 2]);
+      linear += b.mass * rd;
+      angular += r.cross(b.mass * rd);
+      if (!b.ref.rigid) continue;
+      const double* e = q + o + 3;
+      const double* ed = v + o + 3;
+      V3 w = V3::Zero();
+      Eigen::Matrix3d a;
+      for (int i = 0; i < 3; ++i) {
+        for (int k = 0; k < 4; ++k) w[i] += 2.0 * EntryEbar(e, i, k) * ed[k];
+        Bilinear(e, e, V3(V3::Unit(i)), a.col(i).data());
+      }
+      angular += a * b.inertia * a.transpose() * w;
     }
   }
 };
@@ -402,25 +499,62 @@ Eigen::Matrix3d InitialRotation(const ModelDescription& model, int body) {
 
 }  // namespace
 
-FormulatedModel FormulateSpatialEuler(const ModelDescription& model) {
-  ValidateModel(model);
+void ValidateEulerParameterModel(const ModelDescription& model) {
+  const std::string& w = model.Where();
   if (model.dimension != 3)
-    throw InputError(model.Where() + ": Euler-parameter formulation needs dimension 3");
+    throw InputError(w + ": the Euler-parameter equations need a model of dimension 3");
+  static const std::set<std::string> kHold = {"x",  "y",  "z",  "orientation", "vx",
+                                              "vy", "vz", "wx", "wy",          "wz"};
+  for (const auto& b : model.bodies) {
+    const std::string what = "body '" + b.name + "'";
+    if (b.kind == BodyKind::kRigid) {
+      Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> eig(b.inertia);
+      if (!(eig.eigenvalues().minCoeff() > 0.0) || (b.inertia - b.inertia.transpose()).norm() > 0)
+        throw InputError(w + ": " + what + " inertia must be symmetric positive definite");
+      if (!(b.orientation.norm() > 0.0))
+        throw InputError(w + ": " + what + " orientation must be a non-zero quaternion");
+    }
+    for (const auto& h : b.hold)
+      if (!kHold.count(h)) throw InputError(w + ": " + what + " hold: unknown value '" + h + "'");
+  }
+  for (const auto& j : model.joints) {
+    const std::string what = "joint '" + j.name + "'";
+    const bool uses_axis = j.kind != JointKind::kSpherical && j.kind != JointKind::kDistance &&
+                           j.kind != JointKind::kFixed;
+    if (uses_axis && !(j.axis_a.norm() > 0.0))
+      throw InputError(w + ": " + what + " axis_a must be non-zero");
+    if (uses_axis && j.kind != JointKind::kPointOnLine && !(j.axis_b.norm() > 0.0))
+      throw InputError(w + ": " + what + " axis_b must be non-zero");
+  }
+  for (const auto& d : model.drivers) {
+    const std::string what = "driver '" + d.name + "'";
+    if (d.kind == DriverKind::kCoordinate && d.coordinate != "x" && d.coordinate != "y" &&
+        d.coordinate != "z")
+      throw InputError(w + ": " + what + " coordinate '" + d.coordinate + "' is not valid");
+  }
+  for (const auto& o : model.outputs)
+    if (o.kind == OutputKind::kAngle && !(o.axis.norm() > 0.0))
+      throw InputError(w + ": output '" + o.name + "' axis must be non-zero");
+}
+
+FormulatedModel FormulateSpatialEuler(const ModelDescription& model) {
   SpatialEulerEquations eq;
   std::vector<int> offsets;
   std::vector<BodyRef> refs;
+  FormulatedModel out;
+  out.model = model;
   for (const auto& b : model.bodies) {
     offsets.push_back(eq.n);
     const bool rigid = b.kind == BodyKind::kRigid;
     refs.push_back({eq.n, rigid});
     eq.bodies.push_back({{eq.n, rigid}, b.mass, b.inertia});
+    out.body_coordinates.push_back({b.name, eq.n, rigid ? 7 : 3});
     eq.n += rigid ? 7 : 3;
   }
   auto ref = [&](const std::string& name, const std::string& what) {
     const int i = FindBodyIndex(model, name, what);
     return i < 0 ? BodyRef{} : refs[i];
   };
-  FormulatedModel out;
   for (const auto& jd : model.joints) {
     const std::string what = "joint '" + jd.name + "'";
     Joint j;
@@ -438,24 +572,34 @@ FormulatedModel FormulateSpatialEuler(const ModelDescription& model) {
     j.kb = rb.transpose() * ra * j.ga;  // perpendicular to f_a at the initial pose
     for (int c = 0; c < 3; ++c) j.frame_b[c] = rb.transpose() * ra * V3::Unit(c);
     const int rows = JointRows(jd.kind);
+    std::vector<std::string> names;
     for (int r = 0; r < rows; ++r)
-      out.constraint_names.push_back(what + " (" + JointName(jd.kind) + ") row " +
-                                     std::to_string(r + 1));
+      names.push_back(what + " (" + JointName(jd.kind) + ") row " + std::to_string(r + 1));
+    AppendRows(out.rows, ConstraintRows::Owner::kJoint, static_cast<int>(eq.joints.size()), jd.name,
+               names);
     eq.m += rows;
     eq.joints.push_back(j);
   }
   for (const auto& dd : model.drivers) {
     const std::string what = "driver '" + dd.name + "'";
-    const BodyRef a = ref(dd.body_a, what);
-    const int k = dd.coordinate == "x" ? 0 : dd.coordinate == "y" ? 1 : 2;
-    eq.drivers.push_back({a.offset + k, dd.law});
-    out.constraint_names.push_back(what);
+    Driver d;
+    d.kind = dd.kind;
+    d.law = dd.law;
+    if (dd.kind == DriverKind::kRelativeAngle) {
+      d.a = ref(dd.body_a, what);
+      d.b = ref(dd.body_b, what);
+    } else {
+      d.index = ref(dd.body_a, what).offset + (dd.coordinate[0] - 'x');
+    }
+    AppendRows(out.rows, ConstraintRows::Owner::kDriver, static_cast<int>(eq.drivers.size()),
+               dd.name, {what});
+    eq.drivers.push_back(d);
     ++eq.m;
   }
   for (size_t i = 0; i < model.bodies.size(); ++i) {
     if (!refs[i].rigid) continue;
-    out.constraint_names.push_back("Euler-parameter normalisation of body '" +
-                                   model.bodies[i].name + "'");
+    AppendRows(out.rows, ConstraintRows::Owner::kBody, static_cast<int>(i), model.bodies[i].name,
+               {"Euler-parameter normalisation of body '" + model.bodies[i].name + "'"});
     ++eq.m;
   }
   for (const auto& fd : model.forces) {
@@ -467,7 +611,8 @@ FormulatedModel FormulateSpatialEuler(const ModelDescription& model) {
     Force f;
     f.kind = fd.kind;
     f.a = ref(fd.body_a, what);
-    if (fd.kind == ForceKind::kSpringDamper) f.b = ref(fd.body_b, what);
+    if (fd.kind == ForceKind::kSpringDamper || fd.kind == ForceKind::kTorsionalSpring)
+      f.b = ref(fd.body_b, what);
     f.sa = fd.point_a;
     f.sb = fd.point_b;
     f.vector = fd.vector;
@@ -538,14 +683,8 @@ FormulatedModel FormulateSpatialEuler(const ModelDescription& model) {
   std::vector<Out> outs;
   for (const auto& o : model.outputs) {
     const std::string what = "output '" + o.name + "'";
+    // ValidateModel refused point-mass references and relative velocities.
     const BodyRef reference = o.reference_body.empty() ? BodyRef{} : ref(o.reference_body, what);
-    if (reference.offset >= 0 && !reference.rigid)
-      throw InputError(model.Where() + ": " + what + ": reference_body '" + o.reference_body +
-                       "' must be a rigid body");
-    if (reference.offset >= 0 && (o.kind == OutputKind::kPointVX ||
-                                  o.kind == OutputKind::kPointVY || o.kind == OutputKind::kPointVZ))
-      throw InputError(model.Where() + ": " + what +
-                       ": reference_body is not supported for velocity outputs");
     outs.push_back(
         {o.kind, ref(o.body, what), reference, o.point, o.axis.normalized(), o.offset, o.scale});
   }
@@ -586,6 +725,9 @@ FormulatedModel FormulateSpatialEuler(const ModelDescription& model) {
       values[k] = o.offset + o.scale * values[k];
     }
   };
+  for (const auto& rows : out.rows)
+    out.constraint_names.insert(out.constraint_names.end(), rows.row_names.begin(),
+                                rows.row_names.end());
   out.dae = MakeDae(eq);
   return out;
 }

@@ -1,0 +1,47 @@
+// The formulations a model can be compiled in: the one list of coordinate sets, sorted by
+// name. Each entry says which model dimensions it accepts, which body and joint kinds it
+// supports, the validation rules that belong to it and the function that writes the
+// equations. The catalogue's `formulation` choice parameter, the model files'
+// "formulation" key and every result's problem.formulation are names from this list.
+// A new coordinate set (directors, joint coordinates on a tree) is one more entry here.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "problems/model/formulation.h"
+
+namespace mbb {
+
+struct FormulationEntry {
+  std::string name;
+  std::vector<int> dimensions;  // model dimensions it accepts
+  std::string summary;
+  std::vector<BodyKind> body_kinds;
+  std::vector<JointKind> joint_kinds;
+  /// The formulation's own rules (after ValidateModel's common ones); throws InputError.
+  std::function<void(const ModelDescription&)> validate;
+  /// Writes the equations of a validated model.
+  std::function<FormulatedModel(const ModelDescription&)> formulate;
+
+  bool Accepts(int dimension) const;
+};
+
+/// The registry, sorted by name.
+const std::vector<FormulationEntry>& FormulationRegistry();
+
+/// The formulation a model without a "formulation" gets: "planar" for dimension 2,
+/// "euler-parameters" for dimension 3 (as before the registry existed).
+std::string DefaultFormulation(int dimension);
+
+/// Names of the formulations accepting `dimension`, sorted.
+std::vector<std::string> FormulationsFor(int dimension);
+
+/// The entry named by model.formulation (empty: the default for the dimension); throws
+/// InputError naming the model and listing the formulations for its dimension if the name
+/// is unknown or does not accept the model's dimension, or if the model has a body or
+/// joint kind the formulation does not support.
+const FormulationEntry& FindFormulation(const ModelDescription& model);
+
+}  // namespace mbb

@@ -1,0 +1,67 @@
+// The ModelStructure pieces the model layer builds: the rows each joint, driver or body
+// owns (filled by the formulations through AppendRows) and the kinematic tree.
+#include "problems/model_structure.h"
+
+#include <deque>
+
+#include "problems/model/formulation.h"
+
+namespace mbb {
+
+void AppendRows(std::vector<ConstraintRows>& rows, ConstraintRows::Owner owner, int index,
+                const std::string& name, const std::vector<std::string>& row_names) {
+  ConstraintRows r;
+  r.owner = owner;
+  r.index = index;
+  r.name = name;
+  r.first_row = rows.empty() ? 0 : rows.back().first_row + rows.back().num_rows;
+  r.num_rows = static_cast<int>(row_names.size());
+  r.row_names = row_names;
+  rows.push_back(std::move(r));
+}
+
+KinematicTree BuildKinematicTree(const ModelDescription& model) {
+  const int bodies = static_cast<int>(model.bodies.size());
+  const int joints = static_cast<int>(model.joints.size());
+  // Joint ends as body indices (-1: ground).
+  std::vector<int> end_a(joints), end_b(joints);
+  for (int k = 0; k < joints; ++k) {
+    end_a[k] = FindBodyIndex(model, model.joints[k].body_a, "joint '" + model.joints[k].name + "'");
+    end_b[k] = FindBodyIndex(model, model.joints[k].body_b, "joint '" + model.joints[k].name + "'");
+  }
+  KinematicTree tree;
+  tree.parent.assign(bodies, -1);
+  tree.parent_joint.assign(bodies, -1);
+  std::vector<char> reached(bodies, 0), in_tree(joints, 0);
+  // Breadth-first from `root` (-1: the ground) over the joints in model order.
+  auto grow = [&](int root) {
+    std::deque<int> queue = {root};
+    while (!queue.empty()) {
+      const int body = queue.front();
+      queue.pop_front();
+      for (int k = 0; k < joints; ++k) {
+        if (in_tree[k] || (end_a[k] != body && end_b[k] != body)) continue;
+        const int other = end_a[k] == body ? end_b[k] : end_a[k];
+        if (other < 0 || reached[other]) continue;
+        reached[other] = 1;
+        in_tree[k] = 1;
+        tree.parent[other] = body;
+        tree.parent_joint[other] = k;
+        tree.topological_order.push_back(other);
+        queue.push_back(other);
+      }
+    }
+  };
+  grow(-1);
+  for (int b = 0; b < bodies; ++b) {
+    if (reached[b]) continue;
+    reached[b] = 1;
+    tree.topological_order.push_back(b);
+    grow(b);
+  }
+  for (int k = 0; k < joints; ++k)
+    if (!in_tree[k]) tree.cut_joints.push_back(k);
+  return tree;
+}
+
+}  // namespace mbb
