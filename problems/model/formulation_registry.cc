@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "problems/model/lift_planar.h"
+#include "problems/model/model_compiler.h"
 #include "problems/parameters.h"
 
 namespace mbb {
@@ -54,30 +55,6 @@ std::vector<FormulationEntry> MakeRegistry() {
   std::sort(entries.begin(), entries.end(),
             [](const auto& a, const auto& b) { return a.name < b.name; });
   return entries;
-}
-
-std::string JointKindName(JointKind kind) {
-  switch (kind) {
-    case JointKind::kRevolute:
-      return "revolute";
-    case JointKind::kPrismatic:
-      return "prismatic";
-    case JointKind::kSpherical:
-      return "spherical";
-    case JointKind::kUniversal:
-      return "universal";
-    case JointKind::kCylindrical:
-      return "cylindrical";
-    case JointKind::kPlanar:
-      return "planar";
-    case JointKind::kFixed:
-      return "fixed";
-    case JointKind::kDistance:
-      return "distance";
-    case JointKind::kPointOnLine:
-      return "point_on_line";
-  }
-  return "?";
 }
 
 std::string Join(const std::vector<std::string>& names) {

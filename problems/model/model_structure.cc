@@ -4,9 +4,41 @@
 
 #include <deque>
 
-#include "problems/model/formulation.h"
+#include "problems/model/model_compiler.h"
 
 namespace mbb {
+
+std::string JointKindName(JointKind kind) {
+  switch (kind) {
+    case JointKind::kRevolute:
+      return "revolute";
+    case JointKind::kPrismatic:
+      return "prismatic";
+    case JointKind::kSpherical:
+      return "spherical";
+    case JointKind::kUniversal:
+      return "universal";
+    case JointKind::kCylindrical:
+      return "cylindrical";
+    case JointKind::kPlanar:
+      return "planar";
+    case JointKind::kFixed:
+      return "fixed";
+    case JointKind::kDistance:
+      return "distance";
+    case JointKind::kPointOnLine:
+      return "point_on_line";
+  }
+  return "?";
+}
+
+std::vector<std::string> JointRowNames(const JointDescription& joint, int rows) {
+  std::vector<std::string> names;
+  for (int r = 0; r < rows; ++r)
+    names.push_back("joint '" + joint.name + "' (" + JointKindName(joint.kind) + ") row " +
+                    std::to_string(r + 1));
+  return names;
+}
 
 void AppendRows(std::vector<ConstraintRows>& rows, ConstraintRows::Owner owner, int index,
                 const std::string& name, const std::vector<std::string>& row_names) {

@@ -12,11 +12,13 @@
 //   driver            theta_b - theta_a - law(t) = 0, or q_k - law(t) = 0       (1)
 // theta_ab0 is the relative angle of the stated initial pose. Gravity, spring potentials
 // enter V; dampers, applied forces and torques enter the applied forces as J^T F.
+#include <Eigen/Geometry>
+#include <algorithm>
 #include <cmath>
 #include <set>
 
 #include "problems/equations_dae.h"
-#include "problems/model/formulation.h"
+#include "problems/model/model_compiler.h"
 #include "problems/parameters.h"
 
 namespace mbb {
@@ -278,13 +280,6 @@ struct PlanarEquations {
   }
 };
 
-BodyRef Ref(const ModelDescription& model, const std::vector<int>& offsets, const std::string& name,
-            const std::string& referrer) {
-  const int i = FindBodyIndex(model, name, referrer);
-  if (i < 0) return {};
-  return {offsets[i], model.bodies[i].kind == BodyKind::kRigid};
-}
-
 double InitialAngle(const ModelDescription& model, const std::string& name) {
   const int i = FindBodyIndex(model, name, "");
   return i < 0 || model.bodies[i].kind == BodyKind::kPointMass ? 0.0 : model.bodies[i].angle;
@@ -292,22 +287,43 @@ double InitialAngle(const ModelDescription& model, const std::string& name) {
 
 Eigen::Vector2d Xy(const Eigen::Vector3d& v) { return v.head<2>(); }
 
-std::string JointName(const JointKind kind) {
-  switch (kind) {
-    case JointKind::kRevolute:
-      return "revolute";
-    case JointKind::kPrismatic:
-      return "prismatic";
-    case JointKind::kFixed:
-      return "fixed";
-    case JointKind::kDistance:
-      return "distance";
-    case JointKind::kPointOnLine:
-      return "point_on_line";
-    default:
-      return "spatial";
+// The body-kinematics policy of the shared glue (model_compiler.h).
+struct PlanarKinematics {
+  using BodyRef = mbb::BodyRef;
+  static constexpr int kRigidSize = 3, kPointSize = 2;
+  static BodyRef Ref(int offset, bool rigid) { return {offset, rigid}; }
+  static void Pose(const BodyDescription& b, bool rigid, int o, Vector& q, Vector& v) {
+    q.segment(o, 2) = b.position.head<2>();
+    v.segment(o, 2) = b.velocity.head<2>();
+    if (!rigid) return;
+    q[o + 2] = b.angle;
+    v[o + 2] = b.angular_velocity.z();
   }
-}
+  static void HoldRows(const BodyDescription&, const Vector& q, int o, const std::string& h,
+                       std::vector<Eigen::RowVectorXd>& rows, bool& velocity) {
+    static const std::vector<std::string> kNames = {"x", "y", "angle", "vx", "vy", "omega"};
+    const int k = static_cast<int>(std::find(kNames.begin(), kNames.end(), h) - kNames.begin());
+    velocity = k >= 3;
+    rows.push_back(Eigen::RowVectorXd::Unit(q.size(), o + k % 3));
+  }
+  static void Point(const BodyRef& b, const double* q, const Eigen::Vector3d& s, double p[3]) {
+    PointOf(b, q, Xy(s), p);
+    p[2] = 0.0;  // the plane
+  }
+  static void PointVelocity(const BodyRef& b, const double* q, const double* v,
+                            const Eigen::Vector3d& s, double pv[3]) {
+    mbb::PointVelocity(b, q, v, Xy(s), pv);
+    pv[2] = 0.0;
+  }
+  static Eigen::Matrix3d Rotation(const BodyRef& b, const double* q) {
+    return Eigen::AngleAxisd(AngleOf(b, q), Eigen::Vector3d::UnitZ()).toRotationMatrix();
+  }
+  // The continuous relative angle theta_body - theta_reference (the axis is z).
+  static double Angle(const BodyRef& body, const BodyRef& reference, const Eigen::Vector3d&,
+                      const double* q) {
+    return AngleOf(body, q) - AngleOf(reference, q);
+  }
+};
 
 }  // namespace
 
@@ -351,23 +367,23 @@ void ValidatePlanarModel(const ModelDescription& model) {
 }
 
 FormulatedModel FormulatePlanar(const ModelDescription& model) {
+  using Compiler = ModelCompiler<PlanarKinematics>;
   PlanarEquations eq;
-  std::vector<int> offsets;
   FormulatedModel out;
   out.model = model;
-  for (const auto& b : model.bodies) {
-    offsets.push_back(eq.n);
-    const bool rigid = b.kind == BodyKind::kRigid;
-    eq.bodies.push_back({{eq.n, rigid}, b.mass, rigid ? b.inertia(0, 0) : 0.0});
-    out.body_coordinates.push_back({b.name, eq.n, rigid ? 3 : 2});
-    eq.n += rigid ? 3 : 2;
-  }
+  const std::vector<BodyRef> refs = Compiler::LayOutBodies(model, out, eq.n);
+  for (size_t i = 0; i < model.bodies.size(); ++i)
+    eq.bodies.push_back(
+        {refs[i], model.bodies[i].mass, refs[i].has_angle ? model.bodies[i].inertia(0, 0) : 0.0});
+  auto ref = [&](const std::string& name, const std::string& what) {
+    return Compiler::Find(model, refs, name, what);
+  };
   for (const auto& jd : model.joints) {
     const std::string what = "joint '" + jd.name + "'";
     Joint j;
     j.kind = jd.kind;
-    j.a = Ref(model, offsets, jd.body_a, what);
-    j.b = Ref(model, offsets, jd.body_b, what);
+    j.a = ref(jd.body_a, what);
+    j.b = ref(jd.body_b, what);
     j.sa = Xy(jd.point_a);
     j.sb = Xy(jd.point_b);
     const Eigen::Vector2d axis = Xy(jd.axis_a);
@@ -378,11 +394,8 @@ FormulatedModel FormulatePlanar(const ModelDescription& model) {
     const int rows = jd.kind == JointKind::kFixed                                          ? 3
                      : jd.kind == JointKind::kRevolute || jd.kind == JointKind::kPrismatic ? 2
                                                                                            : 1;
-    std::vector<std::string> names;
-    for (int r = 0; r < rows; ++r)
-      names.push_back(what + " (" + JointName(jd.kind) + ") row " + std::to_string(r + 1));
     AppendRows(out.rows, ConstraintRows::Owner::kJoint, static_cast<int>(eq.joints.size()), jd.name,
-               names);
+               JointRowNames(jd, rows));
     eq.m += rows;
     eq.joints.push_back(j);
   }
@@ -391,9 +404,9 @@ FormulatedModel FormulatePlanar(const ModelDescription& model) {
     Driver d;
     d.kind = dd.kind;
     d.law = dd.law;
-    d.a = Ref(model, offsets, dd.body_a, what);
+    d.a = ref(dd.body_a, what);
     if (dd.kind == DriverKind::kRelativeAngle) {
-      d.b = Ref(model, offsets, dd.body_b, what);
+      d.b = ref(dd.body_b, what);
     } else {
       const int k = dd.coordinate == "x" ? 0 : dd.coordinate == "y" ? 1 : 2;
       d.index = d.a.offset + k;
@@ -411,9 +424,9 @@ FormulatedModel FormulatePlanar(const ModelDescription& model) {
     }
     Force f;
     f.kind = fd.kind;
-    f.a = Ref(model, offsets, fd.body_a, what);
+    f.a = ref(fd.body_a, what);
     if (fd.kind == ForceKind::kSpringDamper || fd.kind == ForceKind::kTorsionalSpring)
-      f.b = Ref(model, offsets, fd.body_b, what);
+      f.b = ref(fd.body_b, what);
     f.sa = Xy(fd.point_a);
     f.sb = Xy(fd.point_b);
     f.vector = Xy(fd.vector);
@@ -425,78 +438,9 @@ FormulatedModel FormulatePlanar(const ModelDescription& model) {
     eq.forces.push_back(f);
   }
 
-  // Initial guess and held rows.
-  const int n = eq.n;
-  out.q_guess = Vector::Zero(n);
-  out.v_guess = Vector::Zero(n);
-  out.stated_q = Vector::Ones(n);
-  out.stated_v = Vector::Ones(n);
-  std::vector<int> hq, hv;
-  for (size_t i = 0; i < model.bodies.size(); ++i) {
-    const auto& b = model.bodies[i];
-    const int o = offsets[i];
-    out.q_guess.segment(o, 2) = b.position.head<2>();
-    out.v_guess.segment(o, 2) = b.velocity.head<2>();
-    const int size = b.kind == BodyKind::kRigid ? 3 : 2;
-    if (b.kind == BodyKind::kRigid) {
-      out.q_guess[o + 2] = b.angle;
-      out.v_guess[o + 2] = b.angular_velocity.z();
-    }
-    if (b.pose_is_estimate) out.stated_q.segment(o, size).setZero();
-    if (b.twist_is_estimate) out.stated_v.segment(o, size).setZero();
-    for (const auto& h : b.hold) {
-      const std::string label = "body '" + b.name + "' " + h;
-      if (h == "x") hq.push_back(o), out.hold_names_q.push_back(label);
-      if (h == "y") hq.push_back(o + 1), out.hold_names_q.push_back(label);
-      if (h == "angle") hq.push_back(o + 2), out.hold_names_q.push_back(label);
-      if (h == "vx") hv.push_back(o), out.hold_names_v.push_back(label);
-      if (h == "vy") hv.push_back(o + 1), out.hold_names_v.push_back(label);
-      if (h == "omega") hv.push_back(o + 2), out.hold_names_v.push_back(label);
-    }
-  }
-  out.hold_q = Matrix::Zero(hq.size(), n);
-  for (size_t r = 0; r < hq.size(); ++r) out.hold_q(r, hq[r]) = 1.0;
-  out.hold_v = Matrix::Zero(hv.size(), n);
-  for (size_t r = 0; r < hv.size(); ++r) out.hold_v(r, hv[r]) = 1.0;
-
-  // Outputs.
-  struct Out {
-    OutputKind kind;
-    BodyRef body, reference;
-    Eigen::Vector2d point;
-    double offset, scale;
-  };
-  std::vector<Out> outs;
-  for (const auto& o : model.outputs) {
-    const std::string what = "output '" + o.name + "'";
-    outs.push_back(
-        {o.kind, Ref(model, offsets, o.body, what),
-         o.reference_body.empty() ? BodyRef{} : Ref(model, offsets, o.reference_body, what),
-         Xy(o.point), o.offset, o.scale});
-  }
-  out.calc_outputs = [outs](double, const Vector& q, const Vector& v, Vector& values) {
-    for (size_t k = 0; k < outs.size(); ++k) {
-      const Out& o = outs[k];
-      double p[3] = {0.0, 0.0, 0.0}, pv[3] = {0.0, 0.0, 0.0};  // z stays 0 in the plane
-      PointOf(o.body, q.data(), o.point, p);
-      PointVelocity(o.body, q.data(), v.data(), o.point, pv);
-      if (o.reference.offset >= 0) {
-        // Relative to a reference body: the point from the reference body's centre of mass
-        // in its axes, R(theta_ref)^T (p - r_ref), as the spatial formulation reports it.
-        const double* r = q.data() + o.reference.offset;
-        const double c = std::cos(r[2]), sn = std::sin(r[2]);
-        const double dx = p[0] - r[0], dy = p[1] - r[1];
-        p[0] = c * dx + sn * dy;
-        p[1] = -sn * dx + c * dy;
-      }
-      if (!PointComponent(o.kind, p, pv, values[k]))
-        values[k] = AngleOf(o.body, q.data()) - AngleOf(o.reference, q.data());  // kAngle
-      values[k] = o.offset + o.scale * values[k];
-    }
-  };
-  for (const auto& rows : out.rows)
-    out.constraint_names.insert(out.constraint_names.end(), rows.row_names.begin(),
-                                rows.row_names.end());
+  Compiler::StateAndHolds(model, eq.n, out);
+  Compiler::Outputs(model, refs, out);
+  Compiler::NameRows(out);
   out.dae = MakeDae(eq);
   return out;
 }

@@ -34,7 +34,7 @@
 #include <set>
 
 #include "problems/equations_dae.h"
-#include "problems/model/formulation.h"
+#include "problems/model/model_compiler.h"
 #include "problems/parameters.h"
 
 namespace mbb {
@@ -441,30 +441,6 @@ struct SpatialEulerEquations {
   }
 };
 
-std::string JointName(JointKind kind) {
-  switch (kind) {
-    case JointKind::kRevolute:
-      return "revolute";
-    case JointKind::kPrismatic:
-      return "prismatic";
-    case JointKind::kSpherical:
-      return "spherical";
-    case JointKind::kUniversal:
-      return "universal";
-    case JointKind::kCylindrical:
-      return "cylindrical";
-    case JointKind::kPlanar:
-      return "planar";
-    case JointKind::kFixed:
-      return "fixed";
-    case JointKind::kDistance:
-      return "distance";
-    case JointKind::kPointOnLine:
-      return "point_on_line";
-  }
-  return "?";
-}
-
 int JointRows(JointKind kind) {
   switch (kind) {
     case JointKind::kSpherical:
@@ -496,6 +472,68 @@ Eigen::Matrix3d InitialRotation(const ModelDescription& model, int body) {
   const Eigen::Vector4d& e = model.bodies[body].orientation;
   return Eigen::Quaterniond(e[0], e[1], e[2], e[3]).normalized().toRotationMatrix();
 }
+
+// The body-kinematics policy of the shared glue (model_compiler.h).
+struct EulerParameterKinematics {
+  using BodyRef = mbb::BodyRef;
+  static constexpr int kRigidSize = 7, kPointSize = 3;
+  static BodyRef Ref(int offset, bool rigid) { return {offset, rigid}; }
+  // Ebar(e) of eq (62) as a matrix.
+  static Eigen::Matrix<double, 3, 4> EbarOf(const double* e) {
+    Eigen::Matrix<double, 3, 4> ebar;
+    for (int r = 0; r < 3; ++r)
+      for (int k = 0; k < 4; ++k) ebar(r, k) = EntryEbar(e, r, k);
+    return ebar;
+  }
+  static void Pose(const BodyDescription& b, bool rigid, int o, Vector& q, Vector& v) {
+    q.segment(o, 3) = b.position;
+    v.segment(o, 3) = b.velocity;
+    if (!rigid) return;
+    const Eigen::Vector4d e = b.orientation.normalized();
+    q.segment(o + 3, 4) = e;
+    v.segment(o + 3, 4) = 0.5 * EbarOf(e.data()).transpose() * b.angular_velocity;  // w = 2 Ebar e'
+  }
+  static void HoldRows(const BodyDescription&, const Vector& q, int o, const std::string& h,
+                       std::vector<Eigen::RowVectorXd>& rows, bool& velocity) {
+    const int n = static_cast<int>(q.size());
+    velocity = h[0] == 'v' || h[0] == 'w';
+    if (h == "x" || h == "y" || h == "z")
+      rows.push_back(Eigen::RowVectorXd::Unit(n, o + h[0] - 'x'));
+    if (h == "orientation")
+      for (int k = 0; k < 4; ++k) rows.push_back(Eigen::RowVectorXd::Unit(n, o + 3 + k));
+    if (h == "vx" || h == "vy" || h == "vz")
+      rows.push_back(Eigen::RowVectorXd::Unit(n, o + h[1] - 'x'));
+    if (h == "wx" || h == "wy" || h == "wz") {
+      Eigen::RowVectorXd row = Eigen::RowVectorXd::Zero(n);
+      row.segment(o + 3, 4) = 2.0 * EbarOf(q.data() + o + 3).row(h[1] - 'x');
+      rows.push_back(row);
+    }
+  }
+  static void Point(const BodyRef& b, const double* q, const V3& s, double p[3]) {
+    PointOf(b, q, s, p);
+  }
+  static void PointVelocity(const BodyRef& b, const double* q, const double* v, const V3& s,
+                            double pv[3]) {
+    mbb::PointVelocity(b, q, v, s, pv);
+  }
+  static Eigen::Matrix3d Rotation(const BodyRef& b, const double* q) {
+    Eigen::Matrix3d a;
+    for (int i = 0; i < 3; ++i) Rotate(b, q, V3(V3::Unit(i)), a.col(i).data());
+    return a;
+  }
+  // Rotation angle about `axis` of a rotation about that axis: 2 atan2(e . axis, e0), with
+  // e = conj(e_ref) e_body relative to a reference body (axis in its frame).
+  static double Angle(const BodyRef& body, const BodyRef& reference, const V3& axis,
+                      const double* q) {
+    const double* eb = q + body.offset + 3;
+    Eigen::Quaterniond e(eb[0], eb[1], eb[2], eb[3]);
+    if (reference.offset >= 0) {
+      const double* er = q + reference.offset + 3;
+      e = Eigen::Quaterniond(er[0], er[1], er[2], er[3]).conjugate() * e;
+    }
+    return 2.0 * std::atan2(axis.dot(e.vec()), e.w());
+  }
+};
 
 }  // namespace
 
@@ -538,22 +576,15 @@ void ValidateEulerParameterModel(const ModelDescription& model) {
 }
 
 FormulatedModel FormulateSpatialEuler(const ModelDescription& model) {
+  using Compiler = ModelCompiler<EulerParameterKinematics>;
   SpatialEulerEquations eq;
-  std::vector<int> offsets;
-  std::vector<BodyRef> refs;
   FormulatedModel out;
   out.model = model;
-  for (const auto& b : model.bodies) {
-    offsets.push_back(eq.n);
-    const bool rigid = b.kind == BodyKind::kRigid;
-    refs.push_back({eq.n, rigid});
-    eq.bodies.push_back({{eq.n, rigid}, b.mass, b.inertia});
-    out.body_coordinates.push_back({b.name, eq.n, rigid ? 7 : 3});
-    eq.n += rigid ? 7 : 3;
-  }
+  const std::vector<BodyRef> refs = Compiler::LayOutBodies(model, out, eq.n);
+  for (size_t i = 0; i < model.bodies.size(); ++i)
+    eq.bodies.push_back({refs[i], model.bodies[i].mass, model.bodies[i].inertia});
   auto ref = [&](const std::string& name, const std::string& what) {
-    const int i = FindBodyIndex(model, name, what);
-    return i < 0 ? BodyRef{} : refs[i];
+    return Compiler::Find(model, refs, name, what);
   };
   for (const auto& jd : model.joints) {
     const std::string what = "joint '" + jd.name + "'";
@@ -572,11 +603,8 @@ FormulatedModel FormulateSpatialEuler(const ModelDescription& model) {
     j.kb = rb.transpose() * ra * j.ga;  // perpendicular to f_a at the initial pose
     for (int c = 0; c < 3; ++c) j.frame_b[c] = rb.transpose() * ra * V3::Unit(c);
     const int rows = JointRows(jd.kind);
-    std::vector<std::string> names;
-    for (int r = 0; r < rows; ++r)
-      names.push_back(what + " (" + JointName(jd.kind) + ") row " + std::to_string(r + 1));
     AppendRows(out.rows, ConstraintRows::Owner::kJoint, static_cast<int>(eq.joints.size()), jd.name,
-               names);
+               JointRowNames(jd, rows));
     eq.m += rows;
     eq.joints.push_back(j);
   }
@@ -623,111 +651,9 @@ FormulatedModel FormulateSpatialEuler(const ModelDescription& model) {
     eq.forces.push_back(f);
   }
 
-  const int n = eq.n;
-  out.q_guess = Vector::Zero(n);
-  out.v_guess = Vector::Zero(n);
-  out.stated_q = Vector::Ones(n);
-  out.stated_v = Vector::Ones(n);
-  std::vector<std::pair<int, std::string>> hq;
-  std::vector<std::pair<Eigen::RowVectorXd, std::string>> hv;
-  for (size_t i = 0; i < model.bodies.size(); ++i) {
-    const auto& b = model.bodies[i];
-    const int o = offsets[i];
-    out.q_guess.segment(o, 3) = b.position;
-    out.v_guess.segment(o, 3) = b.velocity;
-    const int size = refs[i].rigid ? 7 : 3;
-    if (b.pose_is_estimate) out.stated_q.segment(o, size).setZero();
-    if (b.twist_is_estimate) out.stated_v.segment(o, size).setZero();
-    Eigen::Matrix<double, 3, 4> ebar = Eigen::Matrix<double, 3, 4>::Zero();
-    if (refs[i].rigid) {
-      const Eigen::Vector4d e = b.orientation.normalized();
-      out.q_guess.segment(o + 3, 4) = e;
-      for (int r = 0; r < 3; ++r)
-        for (int k = 0; k < 4; ++k) ebar(r, k) = EntryEbar(e.data(), r, k);
-      out.v_guess.segment(o + 3, 4) = 0.5 * ebar.transpose() * b.angular_velocity;  // w = 2 Ebar e'
-    }
-    for (const auto& h : b.hold) {
-      const std::string label = "body '" + b.name + "' " + h;
-      if (h == "x" || h == "y" || h == "z") hq.push_back({o + (h[0] - 'x'), label});
-      if (h == "orientation")
-        for (int k = 0; k < 4; ++k) hq.push_back({o + 3 + k, label});
-      if (h == "vx" || h == "vy" || h == "vz") {
-        Eigen::RowVectorXd row = Eigen::RowVectorXd::Zero(n);
-        row[o + (h[1] - 'x')] = 1.0;
-        hv.push_back({row, label});
-      }
-      if (h == "wx" || h == "wy" || h == "wz") {
-        Eigen::RowVectorXd row = Eigen::RowVectorXd::Zero(n);
-        row.segment(o + 3, 4) = 2.0 * ebar.row(h[1] - 'x');
-        hv.push_back({row, label});
-      }
-    }
-  }
-  out.hold_q = Matrix::Zero(hq.size(), n);
-  for (size_t r = 0; r < hq.size(); ++r) {
-    out.hold_q(r, hq[r].first) = 1.0;
-    out.hold_names_q.push_back(hq[r].second);
-  }
-  out.hold_v = Matrix::Zero(hv.size(), n);
-  for (size_t r = 0; r < hv.size(); ++r) {
-    out.hold_v.row(r) = hv[r].first;
-    out.hold_names_v.push_back(hv[r].second);
-  }
-
-  struct Out {
-    OutputKind kind;
-    BodyRef body, reference;
-    V3 point, axis;
-    double offset, scale;
-  };
-  std::vector<Out> outs;
-  for (const auto& o : model.outputs) {
-    const std::string what = "output '" + o.name + "'";
-    // ValidateModel refused point-mass references and relative velocities.
-    const BodyRef reference = o.reference_body.empty() ? BodyRef{} : ref(o.reference_body, what);
-    outs.push_back(
-        {o.kind, ref(o.body, what), reference, o.point, o.axis.normalized(), o.offset, o.scale});
-  }
-  // Angles about an axis come in (-2 pi, 2 pi]; the harness unwraps them along a run
-  // (Problem::output_periods), so the problem stays stateless and shareable across threads.
-  out.calc_outputs = [outs](double, const Vector& q, const Vector& v, Vector& values) {
-    for (size_t k = 0; k < outs.size(); ++k) {
-      const Out& o = outs[k];
-      double p[3], pv[3];
-      PointOf(o.body, q.data(), o.point, p);
-      PointVelocity(o.body, q.data(), v.data(), o.point, pv);
-      // Relative to a reference body: the point's position from the reference body's centre
-      // of mass in the reference body's axes, A_ref^T (p - r_ref).
-      const bool relative = o.reference.offset >= 0;
-      if (relative) {
-        const double* r = q.data() + o.reference.offset;
-        V3 global(p[0] - r[0], p[1] - r[1], p[2] - r[2]);
-        V3 local;
-        for (int i = 0; i < 3; ++i) {
-          V3 unit = V3::Unit(i), column;
-          Rotate(o.reference, q.data(), unit, column.data());
-          local[i] = column.dot(global);
-        }
-        for (int i = 0; i < 3; ++i) p[i] = local[i];
-      }
-      if (!PointComponent(o.kind, p, pv, values[k])) {  // kAngle
-        // Rotation angle about `axis` of a rotation about that axis: 2 atan2(e . axis, e0).
-        // Relative to a reference body (axis in its frame): e = conj(e_ref) e_body, the
-        // body's rotation in the reference body's axes.
-        const double* eb = q.data() + o.body.offset + 3;
-        Eigen::Quaterniond e(eb[0], eb[1], eb[2], eb[3]);
-        if (relative) {
-          const double* er = q.data() + o.reference.offset + 3;
-          e = Eigen::Quaterniond(er[0], er[1], er[2], er[3]).conjugate() * e;
-        }
-        values[k] = 2.0 * std::atan2(o.axis.dot(e.vec()), e.w());
-      }
-      values[k] = o.offset + o.scale * values[k];
-    }
-  };
-  for (const auto& rows : out.rows)
-    out.constraint_names.insert(out.constraint_names.end(), rows.row_names.begin(),
-                                rows.row_names.end());
+  Compiler::StateAndHolds(model, eq.n, out);
+  Compiler::Outputs(model, refs, out);
+  Compiler::NameRows(out);
   out.dae = MakeDae(eq);
   return out;
 }
