@@ -1,8 +1,10 @@
-// A model turned into equations: the interface every coordinate set implements
-// (planar_formulation.cc: (x, y, theta); spatial_formulation.cc: Cartesian position +
-// Euler parameters, paper 000 eq 61). A further coordinate set (directors, joint
-// coordinates on a tree) adds one more Formulate* function returning this struct; the
-// assembly (model_assembly.h), the Problem builder and the methods stay unchanged.
+// A model turned into equations: what every coordinate set produces (planar_formulation.cc:
+// (x, y, theta); spatial_formulation.cc: Cartesian position + Euler parameters, paper 000
+// eq 61). The equations and the glue are written once (model_equations.h,
+// model_compiler.h) against a body-kinematics policy per coordinate set. A further
+// coordinate set (directors, joint coordinates on a tree) adds a policy, a Formulate*
+// function and an entry in formulation_registry.cc; the assembly (model_assembly.h), the
+// Problem builder and the methods stay unchanged.
 #pragma once
 
 #include <functional>

@@ -15,20 +15,31 @@
 //     static void HoldRows(const BodyDescription& body, const Vector& q, int offset,
 //                          const std::string& hold, std::vector<Eigen::RowVectorXd>& rows,
 //                          bool& velocity);
-//     static void Point(const BodyRef&, const double* q, const Eigen::Vector3d& s, double p[3]);
-//     static void PointVelocity(const BodyRef&, const double* q, const double* v,
-//                               const Eigen::Vector3d& s, double pv[3]);
+//     // A body point and its velocity as 3 components (z = 0 in the plane).
+//     static void OutputPoint(const BodyRef&, const double* q, const Eigen::Vector3d& s,
+//                             double p[3]);
+//     static void OutputPointVelocity(const BodyRef&, const double* q, const double* v,
+//                                     const Eigen::Vector3d& s, double pv[3]);
 //     static Eigen::Matrix3d Rotation(const BodyRef&, const double* q);  // body -> global
 //     // Angle output: body relative to reference (ground: offset -1) about `axis`.
 //     static double Angle(const BodyRef& body, const BodyRef& reference,
 //                         const Eigen::Vector3d& axis, const double* q);
+//     // For CompileModel: a model vector in the policy's dimension, a driven coordinate's
+//     // index in its body's block, the intrinsic rows of a body, a joint's constant data.
+//     static Vec InDimension(const Eigen::Vector3d&);
+//     static int CoordinateIndex(const std::string& coordinate);
+//     static std::vector<std::string> IntrinsicRowNames(const BodyDescription&, bool rigid);
+//     static JointFrame MakeJointFrame(const ModelDescription&, const JointDescription&);
 //   };
+// and the templated kinematics of model_equations.h.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "problems/equations_dae.h"
 #include "problems/model/formulation.h"
+#include "problems/model/model_equations.h"
 
 namespace mbb {
 
@@ -130,11 +141,11 @@ struct ModelCompiler {
       for (size_t k = 0; k < outs.size(); ++k) {
         const Out& o = outs[k];
         double p[3], pv[3];
-        K::Point(o.body, q.data(), o.point, p);
-        K::PointVelocity(o.body, q.data(), v.data(), o.point, pv);
+        K::OutputPoint(o.body, q.data(), o.point, p);
+        K::OutputPointVelocity(o.body, q.data(), v.data(), o.point, pv);
         if (o.reference.offset >= 0) {
           double r[3];
-          K::Point(o.reference, q.data(), Eigen::Vector3d::Zero(), r);
+          K::OutputPoint(o.reference, q.data(), Eigen::Vector3d::Zero(), r);
           const Eigen::Vector3d local = K::Rotation(o.reference, q.data()).transpose() *
                                         Eigen::Vector3d(p[0] - r[0], p[1] - r[1], p[2] - r[2]);
           for (int i = 0; i < 3; ++i) p[i] = local[i];
@@ -146,5 +157,88 @@ struct ModelCompiler {
     };
   }
 };
+
+/// The model compiled in the coordinate set of policy K: its equations (model_equations.h),
+/// row owners and names, stated state, held rows and outputs.
+template <class K>
+FormulatedModel CompileModel(const ModelDescription& model) {
+  using Compiler = ModelCompiler<K>;
+  using Equations = ModelEquations<K>;
+  Equations eq;
+  FormulatedModel out;
+  out.model = model;
+  const auto refs = Compiler::LayOutBodies(model, out, eq.n);
+  for (size_t i = 0; i < model.bodies.size(); ++i)
+    eq.bodies.push_back({refs[i], model.bodies[i].mass, model.bodies[i].inertia});
+  auto ref = [&](const std::string& name, const std::string& what) {
+    return Compiler::Find(model, refs, name, what);
+  };
+  for (const auto& jd : model.joints) {
+    const std::string what = "joint '" + jd.name + "'";
+    typename Equations::Joint j;
+    j.kind = jd.kind;
+    j.a = ref(jd.body_a, what);
+    j.b = ref(jd.body_b, what);
+    j.sa = K::InDimension(jd.point_a);
+    j.sb = K::InDimension(jd.point_b);
+    j.frame = K::MakeJointFrame(model, jd);
+    j.length = jd.length > 0.0 ? jd.length : 1.0;
+    const int rows = Equations::JointRowCount(jd.kind);
+    AppendRows(out.rows, ConstraintRows::Owner::kJoint, static_cast<int>(eq.joints.size()), jd.name,
+               JointRowNames(jd, rows));
+    eq.m += rows;
+    eq.joints.push_back(j);
+  }
+  for (const auto& dd : model.drivers) {
+    const std::string what = "driver '" + dd.name + "'";
+    typename Equations::Driver d;
+    d.kind = dd.kind;
+    d.law = dd.law;
+    if (dd.kind == DriverKind::kRelativeAngle) {
+      d.a = ref(dd.body_a, what);
+      d.b = ref(dd.body_b, what);
+    } else {
+      d.index = ref(dd.body_a, what).offset + K::CoordinateIndex(dd.coordinate);
+    }
+    AppendRows(out.rows, ConstraintRows::Owner::kDriver, static_cast<int>(eq.drivers.size()),
+               dd.name, {what});
+    ++eq.m;
+    eq.drivers.push_back(d);
+  }
+  for (size_t i = 0; i < model.bodies.size(); ++i) {
+    const auto names =
+        K::IntrinsicRowNames(model.bodies[i], model.bodies[i].kind == BodyKind::kRigid);
+    if (names.empty()) continue;
+    AppendRows(out.rows, ConstraintRows::Owner::kBody, static_cast<int>(i), model.bodies[i].name,
+               names);
+    eq.m += static_cast<int>(names.size());
+  }
+  for (const auto& fd : model.forces) {
+    const std::string what = "force '" + fd.name + "'";
+    if (fd.kind == ForceKind::kGravity) {
+      eq.gravity += K::InDimension(fd.vector);
+      continue;
+    }
+    typename Equations::Force f;
+    f.kind = fd.kind;
+    f.a = ref(fd.body_a, what);
+    if (fd.kind == ForceKind::kSpringDamper || fd.kind == ForceKind::kTorsionalSpring)
+      f.b = ref(fd.body_b, what);
+    f.sa = K::InDimension(fd.point_a);
+    f.sb = K::InDimension(fd.point_b);
+    f.vector = K::InDimension(fd.vector);
+    f.torque = fd.vector;
+    f.stiffness = fd.stiffness;
+    f.damping = fd.damping;
+    f.rest = fd.rest_length;
+    f.law = fd.law;
+    eq.forces.push_back(f);
+  }
+  Compiler::StateAndHolds(model, eq.n, out);
+  Compiler::Outputs(model, refs, out);
+  Compiler::NameRows(out);
+  out.dae = MakeDae(eq);
+  return out;
+}
 
 }  // namespace mbb

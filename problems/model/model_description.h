@@ -1,15 +1,16 @@
 // A multibody model described as data (DESIGN.md "model layer"): bodies, joints, force
 // elements, driving constraints, initial conditions and metadata. Plain structs, no
-// equations: a formulation (planar_formulation.h, spatial_formulation.h) turns a model
-// into a MechanicalDae, and model_problem.h into a catalogue Problem. The JSON reader
+// equations: a formulation (formulation_registry.h) turns a model into a MechanicalDae,
+// and model_problem.h into a catalogue Problem. The JSON reader
 // (harness/model_file.cc) and C++ catalogue entries both fill this structure; the format
 // is documented in docs/model-format.md.
 //
-// Conventions. A model is planar (dimension 2: bodies in the x-y plane, coordinates
-// (x, y, theta) per rigid body, (x, y) per point mass) or spatial (dimension 3:
-// coordinates (x, y, z, e0, e1, e2, e3) per rigid body, Euler parameters e, and (x, y, z)
-// per point mass). Body-fixed points and axes are given in the body frame, whose origin is
-// the centre of mass. The ground is the body named "ground" (always present, not listed).
+// Conventions. A model is planar (dimension 2: bodies in the x-y plane; by default in
+// coordinates (x, y, theta) per rigid body, (x, y) per point mass) or spatial (dimension 3:
+// by default (x, y, z, e0, e1, e2, e3) per rigid body, Euler parameters e, and (x, y, z)
+// per point mass); `formulation` chooses another registered coordinate set. Body-fixed points and
+// axes are given in the body frame, whose origin is the centre of mass. The ground is the body
+// named "ground" (always present, not listed).
 #pragma once
 
 #include <Eigen/Dense>

@@ -27,13 +27,15 @@
 // from planar models lifted into 3-D, lift_planar.cc) are the rotation of b relative to a
 // about a's z axis: with e_rel = conj(e_a) e_b, angle = 2 atan2(e_rel.z, e_rel.w); the
 // driver row is 2 sin((angle - law) / 2) = 2 (e_rel.z cos(law/2) - e_rel.w sin(law/2)).
-// k_b and the fixed joint's frame vectors are taken from the stated initial pose.
+// k_b and the fixed joint's frame vectors are taken from the stated initial pose. The
+// joints are composed of primitive row groups once for every formulation
+// (model_equations.h); this file is the Euler-parameter body-kinematics policy and its
+// validation rules.
 #include <Eigen/Geometry>
 #include <cmath>
 #include <memory>
 #include <set>
 
-#include "problems/equations_dae.h"
 #include "problems/model/model_compiler.h"
 #include "problems/parameters.h"
 
@@ -141,29 +143,6 @@ T Dot(const T* a, const T* b) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
-struct Joint {
-  JointKind kind;
-  BodyRef a, b;
-  V3 sa, sb, ua, fa, ga, hb, kb;  // see the header comment
-  V3 frame_b[3];                  // fixed joint: a's axes in b's frame at the initial pose
-  double length = 1.0;
-};
-
-struct Force {
-  ForceKind kind;
-  BodyRef a, b;
-  V3 sa, sb, vector;
-  double stiffness = 0.0, damping = 0.0, rest = 0.0;
-  TimeLaw law;
-};
-
-struct Driver {
-  DriverKind kind = DriverKind::kCoordinate;
-  BodyRef a, b;   // kRelativeAngle
-  int index = 0;  // kCoordinate
-  TimeLaw law;
-};
-
 // The relative rotation e_rel = conj(e_a) e_b of body b in body a's frame (w and z
 // components; a ground or point-mass end has e = (1, 0, 0, 0)).
 template <class T>
@@ -200,271 +179,6 @@ void AngularVelocity(const BodyRef& b, const T* q, const T* v, T* w) {
     for (int k = 0; k < 4; ++k) w[i] += 2.0 * EntryEbar(e, i, k) * ed[k];
 }
 
-struct BodyData {
-  BodyRef ref;
-  double mass;
-  Eigen::Matrix3d inertia;
-};
-
-struct SpatialEulerEquations {
-  static constexpr bool kConstantMass = false;
-  int n = 0, m = 0;
-  std::vector<BodyData> bodies;
-  std::vector<Joint> joints;
-  std::vector<Force> forces;
-  std::vector<Driver> drivers;
-  V3 gravity = V3::Zero();
-
-  int num_coordinates() const { return n; }
-  int num_constraints() const { return m; }
-
-  template <class T>
-  void Constraints(const T& t, const T* q, T* phi) const {
-    int row = 0;
-    for (const Joint& j : joints) {
-      T pa[3], pb[3], d[3];
-      PointOf(j.a, q, j.sa, pa);
-      PointOf(j.b, q, j.sb, pb);
-      for (int i = 0; i < 3; ++i) d[i] = pb[i] - pa[i];
-      T f[3], g[3], u[3], h[3];
-      Rotate(j.a, q, j.fa, f);
-      Rotate(j.a, q, j.ga, g);
-      Rotate(j.a, q, j.ua, u);
-      Rotate(j.b, q, j.hb, h);
-      switch (j.kind) {
-        case JointKind::kSpherical:
-          for (int i = 0; i < 3; ++i) phi[row++] = d[i];
-          break;
-        case JointKind::kRevolute:
-          for (int i = 0; i < 3; ++i) phi[row++] = d[i];
-          phi[row++] = Dot(f, h);
-          phi[row++] = Dot(g, h);
-          break;
-        case JointKind::kUniversal:
-          for (int i = 0; i < 3; ++i) phi[row++] = d[i];
-          phi[row++] = Dot(u, h);
-          break;
-        case JointKind::kCylindrical:
-        case JointKind::kPrismatic:
-          phi[row++] = Dot(f, d);
-          phi[row++] = Dot(g, d);
-          phi[row++] = Dot(f, h);
-          phi[row++] = Dot(g, h);
-          if (j.kind == JointKind::kPrismatic) {
-            T k[3];
-            Rotate(j.b, q, j.kb, k);
-            phi[row++] = Dot(f, k);
-          }
-          break;
-        case JointKind::kPlanar:
-          phi[row++] = Dot(f, h);
-          phi[row++] = Dot(g, h);
-          phi[row++] = Dot(u, d);
-          break;
-        case JointKind::kFixed: {
-          for (int i = 0; i < 3; ++i) phi[row++] = d[i];
-          for (int c = 0; c < 3; ++c) {
-            T ax[3], bx[3];
-            Rotate(j.a, q, V3(V3::Unit(c)), ax);
-            Rotate(j.b, q, j.frame_b[(c + 1) % 3], bx);
-            phi[row++] = Dot(ax, bx);
-          }
-          break;
-        }
-        case JointKind::kPointOnLine:
-          phi[row++] = Dot(f, d);
-          phi[row++] = Dot(g, d);
-          break;
-        case JointKind::kDistance:
-          phi[row++] = (Dot(d, d) - j.length * j.length) / (2.0 * j.length);
-          break;
-      }
-    }
-    for (const Driver& d : drivers) {
-      if (d.kind == DriverKind::kCoordinate) {
-        phi[row++] = q[d.index] - d.law.Eval(t);
-      } else {
-        // Rotation of b relative to a about a's z axis = law(t), as
-        // 2 sin((angle - law) / 2) = 2 (z cos(law/2) - w sin(law/2)): smooth, no branch cut,
-        // and angle - law to first order (the planar row's scale).
-        using std::cos;
-        using std::sin;
-        T w, z;
-        RelativeRotationWZ(d.a, d.b, q, w, z);
-        const T half = 0.5 * d.law.Eval(t);
-        phi[row++] = 2.0 * (z * cos(half) - w * sin(half));
-      }
-    }
-    for (const BodyData& b : bodies) {  // eq (61d)
-      if (!b.ref.rigid) continue;
-      const T* e = q + b.ref.offset + 3;
-      phi[row++] = e[0] * e[0] + e[1] * e[1] + e[2] * e[2] + e[3] * e[3] - 1.0;
-    }
-  }
-
-  template <class T>
-  void MassMatrix(const T* q, T* mass) const {
-    for (const BodyData& b : bodies) {
-      const int o = b.ref.offset;
-      for (int i = 0; i < 3; ++i) mass[(o + i) + (o + i) * n] = T(b.mass);  // eq (61a)
-      if (!b.ref.rigid) continue;
-      const T* e = q + o + 3;
-      // 4 E^T J E, eq (61b).
-      T je[3][4];
-      for (int i = 0; i < 3; ++i)
-        for (int k = 0; k < 4; ++k) {
-          je[i][k] = b.inertia(i, 0) * EntryE(e, 0, k);
-          for (int l = 1; l < 3; ++l) je[i][k] += b.inertia(i, l) * EntryE(e, l, k);
-        }
-      for (int k = 0; k < 4; ++k)
-        for (int l = 0; l < 4; ++l) {
-          T sum = EntryE(e, 0, k) * je[0][l];
-          for (int i = 1; i < 3; ++i) sum += EntryE(e, i, k) * je[i][l];
-          mass[(o + 3 + k) + (o + 3 + l) * n] = 4.0 * sum;
-        }
-    }
-  }
-
-  template <class T>
-  T Potential(const T& /*t*/, const T* q) const {
-    using std::sqrt;
-    T energy(0.0);
-    for (const BodyData& b : bodies)  // uniform gravity: V = -m g . r
-      for (int i = 0; i < 3; ++i) energy -= b.mass * gravity[i] * q[b.ref.offset + i];
-    for (const Force& f : forces) {
-      if (f.kind == ForceKind::kTorsionalSpring && f.stiffness != 0.0)
-        energy += 0.5 * f.stiffness * Square(RelativeAngleAboutZ(f.a, f.b, q) - f.rest);
-      if (f.kind != ForceKind::kSpringDamper || f.stiffness == 0.0) continue;
-      T pa[3], pb[3], d[3];
-      PointOf(f.a, q, f.sa, pa);
-      PointOf(f.b, q, f.sb, pb);
-      for (int i = 0; i < 3; ++i) d[i] = pb[i] - pa[i];
-      energy += 0.5 * f.stiffness * Square(sqrt(Dot(d, d)) - f.rest);
-    }
-    return energy;
-  }
-
-  template <class T>
-  void AppliedForces(const T& t, const T* q, const T* v, T* out) const {
-    using std::sqrt;
-    for (const Force& f : forces) {
-      if (f.kind == ForceKind::kSpringDamper && f.damping != 0.0) {
-        T pa[3], pb[3], va[3], vb[3], u[3];
-        PointOf(f.a, q, f.sa, pa);
-        PointOf(f.b, q, f.sb, pb);
-        PointVelocity(f.a, q, v, f.sa, va);
-        PointVelocity(f.b, q, v, f.sb, vb);
-        for (int i = 0; i < 3; ++i) u[i] = pb[i] - pa[i];
-        const T length = sqrt(Dot(u, u));
-        T rate(0.0);
-        for (int i = 0; i < 3; ++i) {
-          u[i] = u[i] / length;
-          rate += u[i] * (vb[i] - va[i]);
-        }
-        T force[3];
-        for (int i = 0; i < 3; ++i) force[i] = -f.damping * rate * u[i];
-        AddPointForce(f.b, q, f.sb, force, out);
-        for (int i = 0; i < 3; ++i) force[i] = -force[i];
-        AddPointForce(f.a, q, f.sa, force, out);
-      } else if (f.kind == ForceKind::kTorsionalSpring && f.damping != 0.0) {
-        // Torque -c (w_b - w_a) . z_a about a's z axis, on b, and its reaction on a.
-        T wa[3], wb[3], axis[3];
-        AngularVelocity(f.a, q, v, wa);
-        AngularVelocity(f.b, q, v, wb);
-        Rotate(f.a, q, V3(V3::UnitZ()), axis);
-        T rate(0.0);
-        for (int i = 0; i < 3; ++i) rate += (wb[i] - wa[i]) * axis[i];
-        T torque[3];
-        for (int i = 0; i < 3; ++i) torque[i] = -f.damping * rate * axis[i];
-        AddTorque(f.b, q, torque, out);
-        for (int i = 0; i < 3; ++i) torque[i] = -torque[i];
-        AddTorque(f.a, q, torque, out);
-      } else if (f.kind == ForceKind::kForce || f.kind == ForceKind::kTorque) {
-        const T s = f.law.Eval(t);
-        T vec[3];
-        for (int i = 0; i < 3; ++i) vec[i] = s * f.vector[i];
-        if (f.kind == ForceKind::kForce)
-          AddPointForce(f.a, q, f.sa, vec, out);
-        else
-          AddTorque(f.a, q, vec, out);
-      }
-    }
-  }
-
-  // -8 E(e')^T J E(e) e', eq (61b) moved to the right-hand side (E' = E(e')).
-  template <class T>
-  void VelocityForces(const T* q, const T* v, T* out) const {
-    for (const BodyData& b : bodies) {
-      if (!b.ref.rigid) continue;
-      const int o = b.ref.offset + 3;
-      const T* e = q + o;
-      const T* ed = v + o;
-      T w[3];  // E e' = w'/2
-      for (int i = 0; i < 3; ++i) {
-        w[i] = EntryE(e, i, 0) * ed[0];
-        for (int k = 1; k < 4; ++k) w[i] += EntryE(e, i, k) * ed[k];
-      }
-      T jw[3];
-      for (int i = 0; i < 3; ++i)
-        jw[i] = b.inertia(i, 0) * w[0] + b.inertia(i, 1) * w[1] + b.inertia(i, 2) * w[2];
-      for (int k = 0; k < 4; ++k) {
-        T sum = EntryE(ed, 0, k) * jw[0];
-        for (int i = 1; i < 3; ++i) sum += EntryE(ed, i, k) * jw[i];
-        out[o + k] -= 8.0 * sum;
-      }
-    }
-  }
-
-  // Linear momentum sum m r' and angular momentum about the origin
-  // sum (r x m r' + A J A^T w), with the global angular velocity w = 2 Ebar(e) e' (eq 62)
-  // and A = Ebar E^T.
-  void Momenta(const double* q, const double* v, Eigen::Vector3d& linear,
-               Eigen::Vector3d& angular) const {
-    linear.setZero();
-    angular.setZero();
-    for (const BodyData& b : bodies) {
-      const int o = b.ref.offset;
-      const V3 r(q[o], q[o + 1], q[o + 2]), rd(v[o], v[o + 1], v[o + 2]);
-      linear += b.mass * rd;
-      angular += r.cross(b.mass * rd);
-      if (!b.ref.rigid) continue;
-      const double* e = q + o + 3;
-      const double* ed = v + o + 3;
-      V3 w = V3::Zero();
-      Eigen::Matrix3d a;
-      for (int i = 0; i < 3; ++i) {
-        for (int k = 0; k < 4; ++k) w[i] += 2.0 * EntryEbar(e, i, k) * ed[k];
-        Bilinear(e, e, V3(V3::Unit(i)), a.col(i).data());
-      }
-      angular += a * b.inertia * a.transpose() * w;
-    }
-  }
-};
-
-int JointRows(JointKind kind) {
-  switch (kind) {
-    case JointKind::kSpherical:
-      return 3;
-    case JointKind::kRevolute:
-      return 5;
-    case JointKind::kUniversal:
-      return 4;
-    case JointKind::kCylindrical:
-      return 4;
-    case JointKind::kPrismatic:
-      return 5;
-    case JointKind::kPlanar:
-      return 3;
-    case JointKind::kFixed:
-      return 6;
-    case JointKind::kPointOnLine:
-      return 2;
-    case JointKind::kDistance:
-      return 1;
-  }
-  return 0;
-}
-
 // Rotation of the stated initial pose (identity for ground and point masses).
 Eigen::Matrix3d InitialRotation(const ModelDescription& model, int body) {
   if (body < 0 || model.bodies[body].kind == BodyKind::kPointMass)
@@ -473,11 +187,208 @@ Eigen::Matrix3d InitialRotation(const ModelDescription& model, int body) {
   return Eigen::Quaterniond(e[0], e[1], e[2], e[3]).normalized().toRotationMatrix();
 }
 
-// The body-kinematics policy of the shared glue (model_compiler.h).
+// The body-kinematics policy (model_compiler.h, model_equations.h).
 struct EulerParameterKinematics {
   using BodyRef = mbb::BodyRef;
-  static constexpr int kRigidSize = 7, kPointSize = 3;
+  static constexpr int kDim = 3, kRigidSize = 7, kPointSize = 3;
+  static constexpr int kAxesParallelRows = 2, kFrameLockedRows = 3;
+  static constexpr bool kConstantMass = false;
+  // Joint constants (header comment): u_a with its perpendiculars f_a, g_a, h_b, k_b, and
+  // a's axes in b's frame at the stated pose (fixed joint).
+  struct JointFrame {
+    V3 ua = V3::UnitZ(), fa = V3::UnitX(), ga = V3::UnitY(), hb = V3::UnitZ(), kb = V3::UnitY();
+    V3 frame_b[3] = {V3::UnitX(), V3::UnitY(), V3::UnitZ()};
+  };
   static BodyRef Ref(int offset, bool rigid) { return {offset, rigid}; }
+  static V3 InDimension(const V3& v) { return v; }
+  static int CoordinateIndex(const std::string& c) { return c[0] - 'x'; }
+  static std::vector<std::string> IntrinsicRowNames(const BodyDescription& b, bool rigid) {
+    if (!rigid) return {};
+    return {"Euler-parameter normalisation of body '" + b.name + "'"};
+  }
+  static JointFrame MakeJointFrame(const ModelDescription& model, const JointDescription& jd) {
+    const std::string what = "joint '" + jd.name + "'";
+    JointFrame f;
+    f.ua = jd.axis_a.norm() > 0.0 ? V3(jd.axis_a.normalized()) : V3(V3::UnitZ());
+    PerpendicularPair(f.ua, f.fa, f.ga);
+    f.hb = jd.axis_b.norm() > 0.0 ? V3(jd.axis_b.normalized()) : V3(V3::UnitZ());
+    const Eigen::Matrix3d ra = InitialRotation(model, FindBodyIndex(model, jd.body_a, what));
+    const Eigen::Matrix3d rb = InitialRotation(model, FindBodyIndex(model, jd.body_b, what));
+    f.kb = rb.transpose() * ra * f.ga;  // perpendicular to f_a at the initial pose
+    for (int c = 0; c < 3; ++c) f.frame_b[c] = rb.transpose() * ra * V3::Unit(c);
+    return f;
+  }
+
+  // Kinematics (model_equations.h).
+  template <class T>
+  static void Point(const BodyRef& b, const T* q, const V3& s, T* p) {
+    PointOf(b, q, s, p);
+  }
+  template <class T>
+  static void PointVelocity(const BodyRef& b, const T* q, const T* v, const V3& s, T* pv) {
+    mbb::PointVelocity(b, q, v, s, pv);
+  }
+  template <class T>
+  static void AddPointForce(const BodyRef& b, const T* q, const V3& s, const T* force, T* f) {
+    mbb::AddPointForce(b, q, s, force, f);
+  }
+  // A global torque `torque` * scale: 2 Ebar^T t.
+  template <class T>
+  static void AddTorque(const BodyRef& b, const T* q, const V3& torque, const T& scale, T* f) {
+    T vec[3];
+    for (int i = 0; i < 3; ++i) vec[i] = scale * torque[i];
+    mbb::AddTorque(b, q, vec, f);
+  }
+  template <class T>
+  static T RelativeAngle(const BodyRef& a, const BodyRef& b, const T* q) {
+    return RelativeAngleAboutZ(a, b, q);
+  }
+  // Rotation of b relative to a about a's z axis = law(t), as
+  // 2 sin((angle - law) / 2) = 2 (z cos(law/2) - w sin(law/2)): smooth, no branch cut,
+  // and angle - law to first order (the planar row's scale).
+  template <class T>
+  static T RelativeAngleRow(const BodyRef& a, const BodyRef& b, const T* q, const T& law) {
+    using std::cos;
+    using std::sin;
+    T w, z;
+    RelativeRotationWZ(a, b, q, w, z);
+    const T half = 0.5 * law;
+    return 2.0 * (z * cos(half) - w * sin(half));
+  }
+  template <class T>
+  static void OnLine(const BodyRef& a, const JointFrame& j, const T* q, const T* d, T* phi,
+                     int& row) {
+    T f[3], g[3];
+    Rotate(a, q, j.fa, f);
+    Rotate(a, q, j.ga, g);
+    phi[row++] = Dot(f, d);
+    phi[row++] = Dot(g, d);
+  }
+  template <class T>
+  static void AxesParallel(const BodyRef& a, const BodyRef& b, const JointFrame& j, const T* q,
+                           T* phi, int& row) {
+    T f[3], g[3], h[3];
+    Rotate(a, q, j.fa, f);
+    Rotate(a, q, j.ga, g);
+    Rotate(b, q, j.hb, h);
+    phi[row++] = Dot(f, h);
+    phi[row++] = Dot(g, h);
+  }
+  template <class T>
+  static void AxesPerpendicular(const BodyRef& a, const BodyRef& b, const JointFrame& j, const T* q,
+                                T* phi, int& row) {
+    T u[3], h[3];
+    Rotate(a, q, j.ua, u);
+    Rotate(b, q, j.hb, h);
+    phi[row++] = Dot(u, h);
+  }
+  template <class T>
+  static void InPlane(const BodyRef& a, const JointFrame& j, const T* q, const T* d, T* phi,
+                      int& row) {
+    T u[3];
+    Rotate(a, q, j.ua, u);
+    phi[row++] = Dot(u, d);
+  }
+  template <class T>
+  static void NoTwist(const BodyRef& a, const BodyRef& b, const JointFrame& j, const T* q, T* phi,
+                      int& row) {
+    T f[3], k[3];
+    Rotate(a, q, j.fa, f);
+    Rotate(b, q, j.kb, k);
+    phi[row++] = Dot(f, k);
+  }
+  template <class T>
+  static void FrameLocked(const BodyRef& a, const BodyRef& b, const JointFrame& j, const T* q,
+                          T* phi, int& row) {
+    for (int c = 0; c < 3; ++c) {
+      T ax[3], bx[3];
+      Rotate(a, q, V3(V3::Unit(c)), ax);
+      Rotate(b, q, j.frame_b[(c + 1) % 3], bx);
+      phi[row++] = Dot(ax, bx);
+    }
+  }
+  // Torque -c (w_b - w_a) . z_a about a's z axis, on b, and its reaction on a.
+  template <class T>
+  static void TorsionalDamping(const BodyRef& a, const BodyRef& b, const T* q, const T* v,
+                               double damping, T* out) {
+    T wa[3], wb[3], axis[3];
+    AngularVelocity(a, q, v, wa);
+    AngularVelocity(b, q, v, wb);
+    Rotate(a, q, V3(V3::UnitZ()), axis);
+    T rate(0.0);
+    for (int i = 0; i < 3; ++i) rate += (wb[i] - wa[i]) * axis[i];
+    T torque[3];
+    for (int i = 0; i < 3; ++i) torque[i] = -damping * rate * axis[i];
+    mbb::AddTorque(b, q, torque, out);
+    for (int i = 0; i < 3; ++i) torque[i] = -torque[i];
+    mbb::AddTorque(a, q, torque, out);
+  }
+  // e^T e - 1 = 0, eq (61d).
+  template <class T>
+  static void IntrinsicRows(const BodyRef& b, const T* q, T* phi, int& row) {
+    if (!b.rigid) return;
+    const T* e = q + b.offset + 3;
+    phi[row++] = e[0] * e[0] + e[1] * e[1] + e[2] * e[2] + e[3] * e[3] - 1.0;
+  }
+  // m I (eq 61a) and 4 E^T J E (eq 61b).
+  template <class T>
+  static void MassBlock(const BodyRef& b, double mass, const Eigen::Matrix3d& inertia, const T* q,
+                        T* m, int n) {
+    const int o = b.offset;
+    for (int i = 0; i < 3; ++i) m[(o + i) + (o + i) * n] = T(mass);
+    if (!b.rigid) return;
+    const T* e = q + o + 3;
+    T je[3][4];
+    for (int i = 0; i < 3; ++i)
+      for (int k = 0; k < 4; ++k) {
+        je[i][k] = inertia(i, 0) * EntryE(e, 0, k);
+        for (int l = 1; l < 3; ++l) je[i][k] += inertia(i, l) * EntryE(e, l, k);
+      }
+    for (int k = 0; k < 4; ++k)
+      for (int l = 0; l < 4; ++l) {
+        T sum = EntryE(e, 0, k) * je[0][l];
+        for (int i = 1; i < 3; ++i) sum += EntryE(e, i, k) * je[i][l];
+        m[(o + 3 + k) + (o + 3 + l) * n] = 4.0 * sum;
+      }
+  }
+  // -8 E(e')^T J E(e) e', eq (61b) moved to the right-hand side (E' = E(e')).
+  template <class T>
+  static void VelocityForces(const BodyRef& b, const Eigen::Matrix3d& inertia, const T* q,
+                             const T* v, T* out) {
+    if (!b.rigid) return;
+    const int o = b.offset + 3;
+    const T* e = q + o;
+    const T* ed = v + o;
+    T w[3];  // E e' = w'/2
+    for (int i = 0; i < 3; ++i) {
+      w[i] = EntryE(e, i, 0) * ed[0];
+      for (int k = 1; k < 4; ++k) w[i] += EntryE(e, i, k) * ed[k];
+    }
+    T jw[3];
+    for (int i = 0; i < 3; ++i)
+      jw[i] = inertia(i, 0) * w[0] + inertia(i, 1) * w[1] + inertia(i, 2) * w[2];
+    for (int k = 0; k < 4; ++k) {
+      T sum = EntryE(ed, 0, k) * jw[0];
+      for (int i = 1; i < 3; ++i) sum += EntryE(ed, i, k) * jw[i];
+      out[o + k] -= 8.0 * sum;
+    }
+  }
+  // Linear m r'; angular about the origin r x m r' + A J A^T w, with the global angular
+  // velocity w = 2 Ebar(e) e' (eq 62) and A = Ebar E^T.
+  static void AddMomenta(const BodyRef& b, double mass, const Eigen::Matrix3d& inertia,
+                         const double* q, const double* v, V3& linear, V3& angular) {
+    const int o = b.offset;
+    const V3 r(q[o], q[o + 1], q[o + 2]), rd(v[o], v[o + 1], v[o + 2]);
+    linear += mass * rd;
+    angular += r.cross(mass * rd);
+    if (!b.rigid) return;
+    V3 w;
+    AngularVelocity(b, q, v, w.data());
+    const Eigen::Matrix3d a = Rotation(b, q);
+    angular += a * inertia * a.transpose() * w;
+  }
+
+  // The glue (model_compiler.h).
   // Ebar(e) of eq (62) as a matrix.
   static Eigen::Matrix<double, 3, 4> EbarOf(const double* e) {
     Eigen::Matrix<double, 3, 4> ebar;
@@ -509,11 +420,11 @@ struct EulerParameterKinematics {
       rows.push_back(row);
     }
   }
-  static void Point(const BodyRef& b, const double* q, const V3& s, double p[3]) {
+  static void OutputPoint(const BodyRef& b, const double* q, const V3& s, double p[3]) {
     PointOf(b, q, s, p);
   }
-  static void PointVelocity(const BodyRef& b, const double* q, const double* v, const V3& s,
-                            double pv[3]) {
+  static void OutputPointVelocity(const BodyRef& b, const double* q, const double* v, const V3& s,
+                                  double pv[3]) {
     mbb::PointVelocity(b, q, v, s, pv);
   }
   static Eigen::Matrix3d Rotation(const BodyRef& b, const double* q) {
@@ -576,86 +487,7 @@ void ValidateEulerParameterModel(const ModelDescription& model) {
 }
 
 FormulatedModel FormulateSpatialEuler(const ModelDescription& model) {
-  using Compiler = ModelCompiler<EulerParameterKinematics>;
-  SpatialEulerEquations eq;
-  FormulatedModel out;
-  out.model = model;
-  const std::vector<BodyRef> refs = Compiler::LayOutBodies(model, out, eq.n);
-  for (size_t i = 0; i < model.bodies.size(); ++i)
-    eq.bodies.push_back({refs[i], model.bodies[i].mass, model.bodies[i].inertia});
-  auto ref = [&](const std::string& name, const std::string& what) {
-    return Compiler::Find(model, refs, name, what);
-  };
-  for (const auto& jd : model.joints) {
-    const std::string what = "joint '" + jd.name + "'";
-    Joint j;
-    j.kind = jd.kind;
-    j.a = ref(jd.body_a, what);
-    j.b = ref(jd.body_b, what);
-    j.sa = jd.point_a;
-    j.sb = jd.point_b;
-    j.ua = jd.axis_a.norm() > 0.0 ? V3(jd.axis_a.normalized()) : V3(V3::UnitZ());
-    PerpendicularPair(j.ua, j.fa, j.ga);
-    j.hb = jd.axis_b.norm() > 0.0 ? V3(jd.axis_b.normalized()) : V3(V3::UnitZ());
-    j.length = jd.length > 0.0 ? jd.length : 1.0;
-    const Eigen::Matrix3d ra = InitialRotation(model, FindBodyIndex(model, jd.body_a, what));
-    const Eigen::Matrix3d rb = InitialRotation(model, FindBodyIndex(model, jd.body_b, what));
-    j.kb = rb.transpose() * ra * j.ga;  // perpendicular to f_a at the initial pose
-    for (int c = 0; c < 3; ++c) j.frame_b[c] = rb.transpose() * ra * V3::Unit(c);
-    const int rows = JointRows(jd.kind);
-    AppendRows(out.rows, ConstraintRows::Owner::kJoint, static_cast<int>(eq.joints.size()), jd.name,
-               JointRowNames(jd, rows));
-    eq.m += rows;
-    eq.joints.push_back(j);
-  }
-  for (const auto& dd : model.drivers) {
-    const std::string what = "driver '" + dd.name + "'";
-    Driver d;
-    d.kind = dd.kind;
-    d.law = dd.law;
-    if (dd.kind == DriverKind::kRelativeAngle) {
-      d.a = ref(dd.body_a, what);
-      d.b = ref(dd.body_b, what);
-    } else {
-      d.index = ref(dd.body_a, what).offset + (dd.coordinate[0] - 'x');
-    }
-    AppendRows(out.rows, ConstraintRows::Owner::kDriver, static_cast<int>(eq.drivers.size()),
-               dd.name, {what});
-    eq.drivers.push_back(d);
-    ++eq.m;
-  }
-  for (size_t i = 0; i < model.bodies.size(); ++i) {
-    if (!refs[i].rigid) continue;
-    AppendRows(out.rows, ConstraintRows::Owner::kBody, static_cast<int>(i), model.bodies[i].name,
-               {"Euler-parameter normalisation of body '" + model.bodies[i].name + "'"});
-    ++eq.m;
-  }
-  for (const auto& fd : model.forces) {
-    const std::string what = "force '" + fd.name + "'";
-    if (fd.kind == ForceKind::kGravity) {
-      eq.gravity += fd.vector;
-      continue;
-    }
-    Force f;
-    f.kind = fd.kind;
-    f.a = ref(fd.body_a, what);
-    if (fd.kind == ForceKind::kSpringDamper || fd.kind == ForceKind::kTorsionalSpring)
-      f.b = ref(fd.body_b, what);
-    f.sa = fd.point_a;
-    f.sb = fd.point_b;
-    f.vector = fd.vector;
-    f.stiffness = fd.stiffness;
-    f.damping = fd.damping;
-    f.rest = fd.rest_length;
-    f.law = fd.law;
-    eq.forces.push_back(f);
-  }
-
-  Compiler::StateAndHolds(model, eq.n, out);
-  Compiler::Outputs(model, refs, out);
-  Compiler::NameRows(out);
-  out.dae = MakeDae(eq);
-  return out;
+  return CompileModel<EulerParameterKinematics>(model);
 }
 
 }  // namespace mbb

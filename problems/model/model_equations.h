@@ -1,0 +1,258 @@
+// The equations of a model, written once against a body-kinematics policy K (the joint
+// library, drivers, force elements, mass matrix, momenta); the policy supplies what depends
+// on the coordinate set (planar_formulation.cc: (x, y, theta); spatial_formulation.cc:
+// Cartesian position + Euler parameters). Templated on the scalar, differentiated by
+// EquationsDae (equations_dae.h).
+//
+// Every joint is a sequence of primitive row groups (d = p_b - p_a, the joint points):
+//   coincide          d = 0                                              K::kDim rows
+//   on line           d . n = 0 for the normals n of the line of a         K::kDim - 1
+//   axes parallel     the axis of b parallel to that of a (K: 0 planar, 2 spatial)
+//   axes perpendicular  (spatial universal)                                1
+//   no twist          no relative rotation about the axis                  1
+//   frame locked      no relative rotation                  (K: 1 planar, 3 spatial)
+//   in plane          d . u_a = 0 (spatial planar joint)                   1
+//   distance          (d . d - L^2) / (2 L) = 0                            1
+//   revolute = coincide + axes parallel;  spherical = coincide;
+//   universal = coincide + axes perpendicular;  cylindrical = on line + axes parallel;
+//   prismatic = cylindrical + no twist;  planar = axes parallel + in plane;
+//   fixed = coincide + frame locked;  point-on-line = on line.
+// Drivers: a coordinate = law(t), or the relative angle (K) = law(t). After them, the
+// policy's intrinsic rows per body (Euler parameters: e^T e = 1, paper 000 eq 61d).
+// Gravity and spring potentials enter V; dampers, applied forces and torques enter the
+// applied forces as J^T F.
+//
+// The policy K provides (T the scalar, Vec = Eigen::Matrix<double, kDim, 1>):
+//   kDim, kConstantMass, BodyRef, JointFrame (per-joint constant data), and templated
+//   Point, Rotate, PointVelocity, AddPointForce, AddTorque, RelativeAngle, the primitive
+//   rows OnLine, AxesParallel, AxesPerpendicular, NoTwist, FrameLocked, InPlane, the
+//   relative-angle driver row, TorsionalDamping, MassBlock, VelocityForces,
+//   IntrinsicRows, and Momenta for doubles.
+#pragma once
+
+#include <cmath>
+#include <vector>
+
+#include "problems/dual.h"
+#include "problems/model/model_description.h"
+
+namespace mbb {
+
+template <class K>
+struct ModelEquations {
+  static constexpr int kDim = K::kDim;
+  static constexpr bool kConstantMass = K::kConstantMass;
+  using BodyRef = typename K::BodyRef;
+  using Vec = Eigen::Matrix<double, kDim, 1>;
+
+  struct Body {
+    BodyRef ref;
+    double mass = 0.0;
+    Eigen::Matrix3d inertia = Eigen::Matrix3d::Zero();
+  };
+  struct Joint {
+    JointKind kind = JointKind::kRevolute;
+    BodyRef a, b;
+    Vec sa = Vec::Zero(), sb = Vec::Zero();
+    typename K::JointFrame frame;
+    double length = 1.0;
+  };
+  struct Force {
+    ForceKind kind = ForceKind::kGravity;
+    BodyRef a, b;
+    Vec sa = Vec::Zero(), sb = Vec::Zero(), vector = Vec::Zero();
+    Eigen::Vector3d torque = Eigen::Vector3d::Zero();  // kTorque (planar: z)
+    double stiffness = 0.0, damping = 0.0, rest = 0.0;
+    TimeLaw law;
+  };
+  struct Driver {
+    DriverKind kind = DriverKind::kCoordinate;
+    BodyRef a, b;   // kRelativeAngle
+    int index = 0;  // kCoordinate
+    TimeLaw law;
+  };
+
+  int n = 0, m = 0;
+  std::vector<Body> bodies;
+  std::vector<Joint> joints;
+  std::vector<Force> forces;
+  std::vector<Driver> drivers;
+  Vec gravity = Vec::Zero();
+
+  int num_coordinates() const { return n; }
+  int num_constraints() const { return m; }
+
+  /// Rows of a joint kind for this policy.
+  static int JointRowCount(JointKind kind) {
+    switch (kind) {
+      case JointKind::kRevolute:
+        return kDim + K::kAxesParallelRows;
+      case JointKind::kSpherical:
+        return kDim;
+      case JointKind::kUniversal:
+        return kDim + 1;
+      case JointKind::kCylindrical:
+        return kDim - 1 + K::kAxesParallelRows;
+      case JointKind::kPrismatic:
+        return kDim + K::kAxesParallelRows;
+      case JointKind::kPlanar:
+        return K::kAxesParallelRows + 1;
+      case JointKind::kFixed:
+        return kDim + K::kFrameLockedRows;
+      case JointKind::kPointOnLine:
+        return kDim - 1;
+      case JointKind::kDistance:
+        return 1;
+    }
+    return 0;
+  }
+
+  template <class T>
+  void Constraints(const T& t, const T* q, T* phi) const {
+    int row = 0;
+    for (const Joint& j : joints) {
+      T pa[kDim], pb[kDim], d[kDim];
+      K::Point(j.a, q, j.sa, pa);
+      K::Point(j.b, q, j.sb, pb);
+      for (int i = 0; i < kDim; ++i) d[i] = pb[i] - pa[i];
+      switch (j.kind) {
+        case JointKind::kRevolute:
+          Coincide(d, phi, row);
+          K::AxesParallel(j.a, j.b, j.frame, q, phi, row);
+          break;
+        case JointKind::kSpherical:
+          Coincide(d, phi, row);
+          break;
+        case JointKind::kUniversal:
+          Coincide(d, phi, row);
+          K::AxesPerpendicular(j.a, j.b, j.frame, q, phi, row);
+          break;
+        case JointKind::kCylindrical:
+        case JointKind::kPrismatic:
+          K::OnLine(j.a, j.frame, q, d, phi, row);
+          K::AxesParallel(j.a, j.b, j.frame, q, phi, row);
+          if (j.kind == JointKind::kPrismatic) K::NoTwist(j.a, j.b, j.frame, q, phi, row);
+          break;
+        case JointKind::kPlanar:
+          K::AxesParallel(j.a, j.b, j.frame, q, phi, row);
+          K::InPlane(j.a, j.frame, q, d, phi, row);
+          break;
+        case JointKind::kFixed:
+          Coincide(d, phi, row);
+          K::FrameLocked(j.a, j.b, j.frame, q, phi, row);
+          break;
+        case JointKind::kPointOnLine:
+          K::OnLine(j.a, j.frame, q, d, phi, row);
+          break;
+        case JointKind::kDistance:
+          phi[row++] = (Dot(d, d) - j.length * j.length) / (2.0 * j.length);
+          break;
+      }
+    }
+    for (const Driver& d : drivers) {
+      if (d.kind == DriverKind::kCoordinate)
+        phi[row++] = q[d.index] - d.law.Eval(t);
+      else
+        phi[row++] = K::RelativeAngleRow(d.a, d.b, q, d.law.Eval(t));
+    }
+    for (const Body& b : bodies) K::IntrinsicRows(b.ref, q, phi, row);
+  }
+
+  template <class T>
+  void MassMatrix(const T* q, T* mass) const {
+    for (const Body& b : bodies) K::MassBlock(b.ref, b.mass, b.inertia, q, mass, n);
+  }
+
+  template <class T>
+  T Potential(const T& /*t*/, const T* q) const {
+    using std::sqrt;
+    T energy(0.0);
+    for (const Body& b : bodies) {  // uniform gravity: V = -m g . r
+      T g_dot_r = gravity[0] * q[b.ref.offset];
+      for (int i = 1; i < kDim; ++i) g_dot_r += gravity[i] * q[b.ref.offset + i];
+      energy -= b.mass * g_dot_r;
+    }
+    for (const Force& f : forces) {
+      if (f.kind == ForceKind::kSpringDamper && f.stiffness != 0.0) {
+        T pa[kDim], pb[kDim], d[kDim];
+        K::Point(f.a, q, f.sa, pa);
+        K::Point(f.b, q, f.sb, pb);
+        for (int i = 0; i < kDim; ++i) d[i] = pb[i] - pa[i];
+        energy += 0.5 * f.stiffness * Square(sqrt(Dot(d, d)) - f.rest);
+      } else if (f.kind == ForceKind::kTorsionalSpring && f.stiffness != 0.0) {
+        energy += 0.5 * f.stiffness * Square(K::RelativeAngle(f.a, f.b, q) - f.rest);
+      }
+    }
+    return energy;
+  }
+
+  template <class T>
+  void AppliedForces(const T& t, const T* q, const T* v, T* out) const {
+    using std::sqrt;
+    for (const Force& f : forces) {
+      switch (f.kind) {
+        case ForceKind::kSpringDamper: {
+          if (f.damping == 0.0) break;
+          T pa[kDim], pb[kDim], va[kDim], vb[kDim], u[kDim];
+          K::Point(f.a, q, f.sa, pa);
+          K::Point(f.b, q, f.sb, pb);
+          K::PointVelocity(f.a, q, v, f.sa, va);
+          K::PointVelocity(f.b, q, v, f.sb, vb);
+          for (int i = 0; i < kDim; ++i) u[i] = pb[i] - pa[i];
+          const T length = sqrt(Dot(u, u));
+          for (int i = 0; i < kDim; ++i) u[i] = u[i] / length;
+          T rate = u[0] * (vb[0] - va[0]);
+          for (int i = 1; i < kDim; ++i) rate += u[i] * (vb[i] - va[i]);
+          T force[kDim];
+          for (int i = 0; i < kDim; ++i) force[i] = -f.damping * rate * u[i];  // on b
+          K::AddPointForce(f.b, q, f.sb, force, out);
+          for (int i = 0; i < kDim; ++i) force[i] = -force[i];
+          K::AddPointForce(f.a, q, f.sa, force, out);
+          break;
+        }
+        case ForceKind::kTorsionalSpring:
+          if (f.damping != 0.0) K::TorsionalDamping(f.a, f.b, q, v, f.damping, out);
+          break;
+        case ForceKind::kForce: {
+          const T s = f.law.Eval(t);
+          T force[kDim];
+          for (int i = 0; i < kDim; ++i) force[i] = s * f.vector[i];
+          K::AddPointForce(f.a, q, f.sa, force, out);
+          break;
+        }
+        case ForceKind::kTorque:
+          K::AddTorque(f.a, q, f.torque, f.law.Eval(t), out);
+          break;
+        case ForceKind::kGravity:
+          break;
+      }
+    }
+  }
+
+  template <class T>
+  void VelocityForces(const T* q, const T* v, T* out) const {
+    for (const Body& b : bodies) K::VelocityForces(b.ref, b.inertia, q, v, out);
+  }
+
+  // Linear momentum and angular momentum about the origin (MechanicalDae::CalcMomenta).
+  void Momenta(const double* q, const double* v, Eigen::Vector3d& linear,
+               Eigen::Vector3d& angular) const {
+    linear.setZero();
+    angular.setZero();
+    for (const Body& b : bodies) K::AddMomenta(b.ref, b.mass, b.inertia, q, v, linear, angular);
+  }
+
+ private:
+  template <class T>
+  static T Dot(const T* a, const T* b) {
+    T sum = a[0] * b[0];
+    for (int i = 1; i < kDim; ++i) sum += a[i] * b[i];
+    return sum;
+  }
+  template <class T>
+  static void Coincide(const T* d, T* phi, int& row) {
+    for (int i = 0; i < kDim; ++i) phi[row++] = d[i];
+  }
+};
+
+}  // namespace mbb
