@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "harness/model_file.h"
 #include "problems/catalogue/model_helpers.h"
 #include "problems/derivative_check.h"
 #include "problems/model/model_problem.h"
@@ -293,6 +294,31 @@ TEST_CASE("the lifted Andrews squeezer model form passes the derivative check",
   const DerivativeReport report = CheckDerivatives(*p.dae, 0.003, q, v, lambda);
   INFO(report.Summary());
   CHECK(report.ok());
+}
+
+TEST_CASE("a model file chooses its formulation with the \"formulation\" key",
+          "[model][structure]") {
+  const std::string text = R"({"dimension": 2, "end_time": 1, "formulation": "FORM",
+    "bodies": [{"name": "bar", "mass": 1, "inertia": 0.0833, "position": [0.5, 0]}],
+    "joints": [{"name": "O", "type": "revolute", "body_a": "ground", "point_a": [0, 0],
+                "body_b": "bar", "point_b": [-0.5, 0]}],
+    "forces": [{"type": "gravity", "vector": [0, -9.81]}]})";
+  auto with = [&](const std::string& form) {
+    std::string t = text;
+    t.replace(t.find("FORM"), 4, form);
+    return t;
+  };
+  const Problem p = BuildModelProblem(ParseModelText(with("euler-parameters"), "f.json"), "f");
+  CHECK(p.formulation == "euler-parameters");
+  CHECK(p.n() == 7);
+  try {
+    ParseModelText(with("bogus"), "f.json");
+    FAIL("no error");
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    CHECK(what.find("f.json") != std::string::npos);
+    CHECK(what.find("choices: euler-parameters, planar") != std::string::npos);
+  }
 }
 
 }  // namespace mbb
