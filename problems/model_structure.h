@@ -8,9 +8,12 @@
 // have none (Problem::structure is then null): a method that needs it says not_applicable.
 #pragma once
 
+#include <Eigen/Geometry>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "problems/mechanical_dae.h"
 #include "problems/model/model_description.h"
 
 namespace mbb {
@@ -47,12 +50,29 @@ struct KinematicTree {
   std::vector<int> cut_joints;
 };
 
+/// Where one body is and how it moves, in the global frame: what a method working in other
+/// coordinates (the Simbody peer, an analytic reference) hands back to be turned into the
+/// problem's (q, v) by CoordinatesFromBodies (problems/body_motion.h).
+struct BodyMotion {
+  Eigen::Vector3d position = Eigen::Vector3d::Zero();  // centre of mass (planar: z = 0)
+  Eigen::Quaterniond orientation = Eigen::Quaterniond::Identity();  // spatial rigid body
+  double angle = 0.0;  // planar rigid body, continuous along a motion (not wrapped)
+  Eigen::Vector3d velocity = Eigen::Vector3d::Zero();          // of the centre of mass
+  Eigen::Vector3d angular_velocity = Eigen::Vector3d::Zero();  // global (planar: z)
+};
+
 struct ModelStructure {
   ModelDescription model;               // as compiled (resolved parameters, stated initial pose)
   std::string formulation;              // the registry name of the coordinate set (e.g. "planar")
   std::vector<BodyCoordinates> bodies;  // aligned with model.bodies
   std::vector<ConstraintRows> rows;     // every row of Phi, in order, exactly once
   KinematicTree tree;
+  /// For a problem whose q is not made of the bodies' coordinate blocks (minimal or
+  /// relative coordinates; `bodies` then empty): (q, v) from the motion of every body
+  /// (aligned with model.bodies). Empty when the blocks make up q. The model's stated pose
+  /// and twist are then the problem's q0, v0.
+  std::function<void(const std::vector<BodyMotion>& bodies, Vector& q, Vector& v)>
+      coordinates_from_bodies;
 };
 
 /// The kinematic tree of a model (problems/model/model_structure.cc): breadth-first from

@@ -1,5 +1,7 @@
-// FindReference (the built-in analytic and published references) and the outputs every
-// reference provides (reference.h).
+// The analytic references recognise their mechanism from the problem's ModelStructure
+// (analytic_pendulum.cc: one body about a ground pivot or a parallelogram chain;
+// analytic_gyro_top.cc: a symmetric top in steady precession); published and suite-made
+// tabulated references are files under reference/<problem>/ (harness/reference_maker.h).
 #include "reference/reference.h"
 
 #include <limits>
@@ -7,17 +9,13 @@
 namespace mbb {
 
 std::optional<Reference> PendulumReference(const Problem& problem);
-std::optional<Reference> AndrewsReference(const Problem& problem);
 std::optional<Reference> GyroTopReference(const Problem& problem);
-std::optional<Reference> FourBarChainReference(const Problem& problem);
 
 namespace {
 
 std::optional<Reference> FindBuiltinReference(const Problem& problem) {
   if (auto ref = PendulumReference(problem)) return ref;
-  if (auto ref = AndrewsReference(problem)) return ref;
   if (auto ref = GyroTopReference(problem)) return ref;
-  if (auto ref = FourBarChainReference(problem)) return ref;
   return std::nullopt;
 }
 

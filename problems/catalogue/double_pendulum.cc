@@ -13,6 +13,8 @@
 // the joint-2 torque acts with opposite signs on the two links. Parameter `k` selects the
 // stiffness (docs/problems.md: also a stiff variant, k of order 1e5 N m/rad).
 #include "problems/catalogue/catalogue_entries.h"
+#include "problems/catalogue/hand_written_structure.h"
+#include "problems/catalogue/model_helpers.h"
 #include "problems/equations_dae.h"
 
 namespace mbb {
@@ -53,6 +55,41 @@ struct DoublePendulumEquations : EquationDefaults {
   }
 };
 
+// The mechanism: two bars, each L/2 below its upper joint along its body -y axis (theta is
+// the body angle), torsional spring-dampers at rest with the links hanging straight.
+std::shared_ptr<ModelStructure> Structure(const DoublePendulumEquations& eq, const Vector& q0) {
+  ModelDescription m;
+  m.title = "double pendulum";
+  m.dimension = 2;
+  for (int i = 0; i < 2; ++i) {
+    BodyDescription link;
+    link.name = "link" + std::to_string(i + 1);
+    link.mass = eq.mass;
+    link.inertia(0, 0) = eq.inertia;
+    link.position = P(q0[3 * i], q0[3 * i + 1]);
+    link.angle = q0[3 * i + 2];
+    m.bodies.push_back(link);
+  }
+  const double half = 0.5 * eq.length;
+  m.joints = {Joint("O", JointKind::kRevolute, "ground", P(0, 0), "link1", P(0, half)),
+              Joint("A", JointKind::kRevolute, "link1", P(0, -half), "link2", P(0, half))};
+  m.forces.push_back(Gravity(P(0, -eq.gravity)));
+  for (int i = 0; i < 2; ++i) {
+    ForceDescription spring;
+    spring.name = "spring" + std::to_string(i + 1);
+    spring.kind = ForceKind::kTorsionalSpring;
+    spring.body_a = i == 0 ? "ground" : "link1";
+    spring.body_b = "link" + std::to_string(i + 1);
+    spring.stiffness = eq.stiffness;
+    spring.damping = eq.damping;
+    m.forces.push_back(spring);
+  }
+  return HandWrittenStructure(m, true,
+                              {OwnedRows(ConstraintRows::Owner::kJoint, 0, "O", 0, 2),
+                               OwnedRows(ConstraintRows::Owner::kJoint, 1, "A", 2, 2)},
+                              ChainTree({-1, 0}, {0, 1}));
+}
+
 Problem Build(const ParameterSet& p) {
   DoublePendulumEquations eq;
   eq.mass = p.GetDouble("mass", 1.0);
@@ -72,6 +109,7 @@ Problem Build(const ParameterSet& p) {
   problem.q0 = Vector(6);
   problem.q0 << half * s, -half * c, theta0, 3.0 * half * s, -3.0 * half * c, theta0;
   problem.v0 = Vector::Zero(6);
+  problem.structure = Structure(eq, problem.q0);
   problem.output_names = {"theta1", "theta2"};
   problem.calc_outputs = [](double, const Vector& q, const Vector&, Vector& out) {
     out[0] = q[2];

@@ -5,6 +5,8 @@
 // J = m (2 rho)^2 / 12 about the centre of mass, gravity 9.81 along -y, released at rest
 // from gamma0 = 0 (horizontal), 10 s. The projective criterion of eq. (26) is exact here.
 #include "problems/catalogue/catalogue_entries.h"
+#include "problems/catalogue/hand_written_structure.h"
+#include "problems/catalogue/model_helpers.h"
 #include "problems/equations_dae.h"
 
 namespace mbb {
@@ -34,6 +36,25 @@ struct PhysicalPendulumEquations : EquationDefaults {
   }
 };
 
+// The mechanism: a rigid body on a revolute joint at the origin, rho behind its centre of
+// mass along its body x axis (gamma is the body angle).
+std::shared_ptr<ModelStructure> Structure(const PhysicalPendulumEquations& eq, double gamma0) {
+  ModelDescription m;
+  m.title = "physical pendulum";
+  m.dimension = 2;
+  BodyDescription rod;
+  rod.name = "rod";
+  rod.mass = eq.mass;
+  rod.inertia(0, 0) = eq.inertia;
+  rod.position = P(eq.rho * std::cos(gamma0), eq.rho * std::sin(gamma0));
+  rod.angle = gamma0;
+  m.bodies.push_back(rod);
+  m.joints.push_back(Joint("pivot", JointKind::kRevolute, "ground", P(0, 0), "rod", P(-eq.rho, 0)));
+  m.forces.push_back(Gravity(P(0, -eq.gravity)));
+  return HandWrittenStructure(m, true, {OwnedRows(ConstraintRows::Owner::kJoint, 0, "pivot", 0, 2)},
+                              ChainTree({-1}, {0}));
+}
+
 Problem Build(const ParameterSet& p) {
   PhysicalPendulumEquations eq;
   eq.mass = p.GetDouble("mass", 1.0);
@@ -51,6 +72,7 @@ Problem Build(const ParameterSet& p) {
   problem.q0 = Vector(3);
   problem.q0 << eq.rho * std::cos(gamma0), eq.rho * std::sin(gamma0), gamma0;
   problem.v0 = Vector::Zero(3);
+  problem.structure = Structure(eq, gamma0);
   problem.output_names = {"x", "y", "gamma"};
   problem.calc_outputs = [](double, const Vector& q, const Vector&, Vector& out) { out = q; };
   problem.default_methods = {"ida", "odeint-dopri5", "arkode-erk", "simbody"};

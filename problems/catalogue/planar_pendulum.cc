@@ -2,10 +2,32 @@
 // eq. (30). Gravity along -z. The paper leaves M and l free; docs/problems.md fixes M = 1 kg,
 // l = 1 m, g = 9.81, start horizontal at rest (x = l, z = 0), 10 s.
 #include "problems/catalogue/catalogue_entries.h"
+#include "problems/catalogue/hand_written_structure.h"
+#include "problems/catalogue/model_helpers.h"
 #include "problems/equations_dae.h"
 
 namespace mbb {
 namespace {
+
+// The mechanism: a point mass on a massless rod to the origin; the model's (x, y) are the
+// paper's (x, z).
+std::shared_ptr<ModelStructure> Structure(double mass, double length, double gravity) {
+  ModelDescription m;
+  m.title = "planar pendulum";
+  m.dimension = 2;
+  BodyDescription bob;
+  bob.name = "bob";
+  bob.kind = BodyKind::kPointMass;
+  bob.mass = mass;
+  bob.position = P(length, 0.0);
+  m.bodies.push_back(bob);
+  JointDescription rod = Joint("rod", JointKind::kDistance, "ground", P(0, 0), "bob", P(0, 0));
+  rod.length = length;
+  m.joints.push_back(rod);
+  m.forces.push_back(Gravity(P(0, -gravity)));
+  return HandWrittenStructure(m, true, {OwnedRows(ConstraintRows::Owner::kJoint, 0, "rod", 0, 1)},
+                              ChainTree({-1}, {0}));
+}
 
 struct PlanarPendulumEquations : EquationDefaults {
   double mass, length, gravity;
@@ -42,6 +64,7 @@ Problem Build(const ParameterSet& p) {
   problem.q0 = Vector::Zero(2);
   problem.q0[0] = eq.length;
   problem.v0 = Vector::Zero(2);
+  problem.structure = Structure(eq.mass, eq.length, eq.gravity);
   problem.output_names = {"x", "z"};
   problem.calc_outputs = [](double, const Vector& q, const Vector&, Vector& out) {
     out[0] = q[0];

@@ -2,6 +2,8 @@
 // eq. (49). M = 1 kg, l = 0.08 m, r0 = [0.08, 0, 0] m, v0 = [0, 0.7895, 0] m/s, g = 9.81
 // along -z (paper text; docs/reproduction.md, 000). Horizon 10 s, h = 1e-3 as in the paper.
 #include "problems/catalogue/catalogue_entries.h"
+#include "problems/catalogue/hand_written_structure.h"
+#include "problems/catalogue/model_helpers.h"
 #include "problems/equations_dae.h"
 
 namespace mbb {
@@ -27,6 +29,27 @@ struct SpatialPendulumEquations : EquationDefaults {
   }
 };
 
+// The mechanism: a point mass on a massless rod to the origin.
+std::shared_ptr<ModelStructure> Structure(const SpatialPendulumEquations& eq, const Vector& v0) {
+  ModelDescription m;
+  m.title = "spatial pendulum";
+  m.dimension = 3;
+  BodyDescription bob;
+  bob.name = "bob";
+  bob.kind = BodyKind::kPointMass;
+  bob.mass = eq.mass;
+  bob.position = P(eq.length, 0, 0);
+  bob.velocity = v0;
+  m.bodies.push_back(bob);
+  JointDescription rod =
+      Joint("rod", JointKind::kDistance, "ground", P(0, 0, 0), "bob", P(0, 0, 0));
+  rod.length = eq.length;
+  m.joints.push_back(rod);
+  m.forces.push_back(Gravity(P(0, 0, -eq.gravity)));
+  return HandWrittenStructure(m, true, {OwnedRows(ConstraintRows::Owner::kJoint, 0, "rod", 0, 1)},
+                              ChainTree({-1}, {0}));
+}
+
 Problem Build(const ParameterSet& p) {
   SpatialPendulumEquations eq;
   eq.mass = p.GetDouble("mass", 1.0);
@@ -42,6 +65,7 @@ Problem Build(const ParameterSet& p) {
   problem.q0[0] = eq.length;
   problem.v0 = Vector::Zero(3);
   problem.v0[1] = p.GetDouble("v0", 0.7895);
+  problem.structure = Structure(eq, problem.v0);
   problem.output_names = {"x", "y", "z"};
   problem.calc_outputs = [](double, const Vector& q, const Vector&, Vector& out) { out = q; };
   problem.default_methods = {"ida", "odeint-dopri5", "arkode-erk"};

@@ -24,6 +24,8 @@
 // centre-of-mass velocity that makes the tip slide tangentially.
 // The paper does not state the horizon of Figs 12-14; we use 10 s.
 #include "problems/catalogue/catalogue_entries.h"
+#include "problems/catalogue/hand_written_structure.h"
+#include "problems/catalogue/model_helpers.h"
 #include "problems/equations_dae.h"
 
 namespace mbb {
@@ -108,6 +110,34 @@ struct SpinTopEquations : EquationDefaults {
   }
 };
 
+// The mechanism: one rigid body whose tip, tip_distance below its centre of mass along body
+// z, stays on the sphere of that radius about the origin (a distance joint to the origin);
+// q is its (r, e) block. The stated twist is the paper's (the catalogue projects v0).
+std::shared_ptr<ModelStructure> Structure(const SpinTopEquations& eq, const Vector& q0,
+                                          const double omega0[3]) {
+  ModelDescription m;
+  m.title = "spin top";
+  m.dimension = 3;
+  BodyDescription top;
+  top.name = "top";
+  top.mass = eq.mass;
+  top.inertia = Eigen::Vector3d(eq.inertia[0], eq.inertia[1], eq.inertia[2]).asDiagonal();
+  top.position = q0.head<3>();
+  top.orientation = q0.segment<4>(3);
+  top.angular_velocity = P(omega0[0], omega0[1], omega0[2]);
+  m.bodies.push_back(top);
+  JointDescription tip =
+      Joint("tip", JointKind::kDistance, "ground", P(0, 0, 0), "top", P(0, 0, -eq.tip_distance));
+  tip.length = eq.tip_distance;
+  m.joints.push_back(tip);
+  m.forces.push_back(Gravity(P(0, 0, -eq.gravity)));
+  return HandWrittenStructure(
+      m, true,
+      {OwnedRows(ConstraintRows::Owner::kJoint, 0, "tip", 0, 1),
+       OwnedRows(ConstraintRows::Owner::kBody, 0, "Euler-parameter normalisation of 'top'", 1, 1)},
+      ChainTree({-1}, {0}));
+}
+
 Problem Build(const ParameterSet& p) {
   SpinTopEquations eq;
   eq.mass = p.GetDouble("mass", 30.0);
@@ -138,6 +168,7 @@ Problem Build(const ParameterSet& p) {
     // (-omega0_y, omega0_x, 0); the tip at (0, -1, 0) must have a zero y velocity.
     problem.v0[1] = -omega0[0];
   }
+  problem.structure = Structure(eq, problem.q0, omega0);
   problem.output_names = {"cm_x", "cm_y", "cm_z"};
   problem.calc_outputs = [](double, const Vector& q, const Vector&, Vector& out) {
     out = q.head(3);

@@ -10,6 +10,8 @@
 //                system well posed (the paper's remark after eq. 12).
 // omega_max = sqrt(g/L) = 3.1304951 rad/s, eq. (17), sets the linear stability limits.
 #include "problems/catalogue/catalogue_entries.h"
+#include "problems/catalogue/hand_written_structure.h"
+#include "problems/catalogue/model_helpers.h"
 #include "problems/equations_dae.h"
 
 namespace mbb {
@@ -71,6 +73,42 @@ struct ConstrainedEquations : EquationDefaults, StiffPendulumData {
   }
 };
 
+// The mechanism of both forms: the mass on a revolute joint at the origin, L above it along
+// its body y axis (theta is the body angle from the downward vertical), with the paper's
+// zero inertia about the mass, and the torque of eq (12) on it. The minimal form's q is the
+// body angle alone.
+std::shared_ptr<ModelStructure> Structure(const StiffPendulumData& d, double theta0, bool minimal) {
+  ModelDescription m;
+  m.title = "stiff pendulum";
+  m.dimension = 2;
+  BodyDescription bob;
+  bob.name = "bob";
+  bob.mass = d.mass;  // inertia 0: M = diag(m, m, 0)
+  bob.position = P(d.length * std::sin(theta0), -d.length * std::cos(theta0));
+  bob.angle = theta0;
+  m.bodies.push_back(bob);
+  m.joints.push_back(
+      Joint("pivot", JointKind::kRevolute, "ground", P(0, 0), "bob", P(0, d.length)));
+  m.forces.push_back(Gravity(P(0, -d.gravity)));
+  ForceDescription torque;
+  torque.name = "T";
+  torque.kind = ForceKind::kTorque;
+  torque.body_a = "bob";
+  torque.vector = P(0, 0, d.torque_amplitude);
+  torque.law = TimeLaw{0.0, 0.0, 1.0, d.torque_frequency, 0.0};  // eq (12)
+  m.forces.push_back(torque);
+  if (!minimal)
+    return HandWrittenStructure(m, true,
+                                {OwnedRows(ConstraintRows::Owner::kJoint, 0, "pivot", 0, 2)},
+                                ChainTree({-1}, {0}));
+  auto s = HandWrittenStructure(m, false, {}, ChainTree({-1}, {0}));
+  s->coordinates_from_bodies = [](const std::vector<BodyMotion>& bodies, Vector& q, Vector& v) {
+    q[0] = bodies[0].angle;
+    v[0] = bodies[0].angular_velocity.z();
+  };
+  return s;
+}
+
 Problem Build(const ParameterSet& p) {
   StiffPendulumData data;
   data.mass = p.GetDouble("mass", 1.0);
@@ -84,7 +122,9 @@ Problem Build(const ParameterSet& p) {
 
   Problem problem;
   const double theta0 = p.GetDouble("theta0", 0.0);
-  if (p.GetString("form", "constrained") == "minimal") {
+  const bool minimal = p.GetString("form", "constrained") == "minimal";
+  problem.structure = Structure(data, theta0, minimal);
+  if (minimal) {
     MinimalEquations eq;
     static_cast<StiffPendulumData&>(eq) = data;
     problem.dae = MakeDae(eq);

@@ -1,0 +1,61 @@
+// The analytic references recognise their mechanism from the problem's ModelStructure, not
+// from its id (reference/analytic_pendulum.cc, analytic_gyro_top.cc).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "problems/model/model_problem.h"
+#include "problems/problem.h"
+#include "reference/reference.h"
+
+namespace mbb {
+
+TEST_CASE("analytic references are found from the mechanism, not the problem id",
+          "[reference][structure]") {
+  // The physical pendulum's mechanism (the structure of the hand-written entry), built as a
+  // model-layer problem under another id, with a start not at rest.
+  const Problem hand = BuildProblem("physical_pendulum", ParameterSet());
+  REQUIRE(hand.structure);
+  ModelDescription m = hand.structure->model;
+  m.title = "renamed pendulum";
+  m.bodies[0].angular_velocity.z() = 2.0;  // omega0 = 2 rad/s: still a libration (h < 2 w^2)
+  m.bodies[0].velocity =
+      2.0 * Eigen::Vector3d(-m.bodies[0].position.y(), m.bodies[0].position.x(), 0.0);
+  const Problem model = BuildModelProblem(m, "some_other_id");
+  const auto ref = FindReference(model);
+  REQUIRE(ref);
+  REQUIRE(ref->evaluate);
+  // The closed form solves this DAE: Phi = 0 to round-off (each coordinate is rho cos/sin
+  // of the same angle), and T + V constant with central-difference velocities, whose
+  // O(dt^2) error is about 1e-10 J here; a wrong w^2 or start phase changes the energy by
+  // O(1) J over a swing.
+  auto ws = model.dae->MakeWorkspace();
+  Vector q(model.n()), q_plus(model.n()), q_minus(model.n()), v(model.n()), phi(model.m());
+  const double dt = 1e-5;
+  double energy_min = 1e300, energy_max = -1e300;
+  for (double t = 0.0; t <= 10.0; t += 0.0137) {
+    ref->evaluate(t, q);
+    model.dae->CalcPhi(*ws, t, q, phi);
+    CHECK(phi.lpNorm<Eigen::Infinity>() < 1e-13);
+    ref->evaluate(t + dt, q_plus);
+    ref->evaluate(t - dt, q_minus);
+    v = (q_plus - q_minus) / (2.0 * dt);
+    const double e = model.dae->CalcEnergy(*ws, t, q, v);
+    energy_min = std::min(energy_min, e);
+    energy_max = std::max(energy_max, e);
+  }
+  CHECK(energy_max - energy_min < 1e-8);
+  // The start is the problem's: the energy is that of (q0, v0).
+  CHECK(std::abs(energy_min - model.dae->CalcEnergy(*ws, 0.0, model.q0, model.v0)) < 1e-8);
+
+  // The same mechanism with one more force is another mechanism: no reference.
+  ForceDescription push;
+  push.name = "push";
+  push.kind = ForceKind::kTorque;
+  push.body_a = m.bodies[0].name;
+  push.vector = Eigen::Vector3d(0, 0, 0.1);
+  m.forces.push_back(push);
+  CHECK_FALSE(FindReference(BuildModelProblem(m, "physical_pendulum")));
+}
+
+}  // namespace mbb
