@@ -53,6 +53,12 @@ const KnownDeviation kKnownDeviations[] = {
      "fixed step: no stop time is set, so when N h rounds below t_end ARKODE takes one more "
      "step past it (ends at t_end + h)"},
     {"arkode-erk", "spatial_pendulum", "end time", "as on planar_pendulum"},
+    {"simbody", "spatial_pendulum", "order",
+     "fixed step on the point mass (a Translation mobilizer with a Rod constraint, the only "
+     "conformance problem where Simbody projects onto a constraint): observed order 3.05, "
+     "differences 6.1e-8 and 7.4e-9; the residuals stay at 3e-11, so likely Simbody's "
+     "constraint projection to its own tolerance after each step, not a model error (the "
+     "adaptive runs meet the reference to 4.4e-9 at rtol 1e-10)"},
     {"ida", "stiff_pendulum form=constrained", "tolerance",
      "GGL on the singular mass matrix M = diag(m, m, 0): rtol 1e-6 -> 1e-8 reduces the error "
      "only 9.8 times (1.05e-6 -> 1.07e-7)"},
