@@ -40,6 +40,12 @@ double Number(const std::string& text, const std::string& option) {
   return ParseNumber(text, option);
 }
 
+double PositiveNumber(const std::string& text, const std::string& option) {
+  const double x = ParseNumber(text, option);
+  if (!(x > 0.0)) throw InputError(option + " = " + text + ": must be > 0");
+  return x;
+}
+
 int Count(const std::string& text, const std::string& option, long lo, long hi) {
   const double x = ParseNumber(text, option);
   if (x != std::floor(x) || x < static_cast<double>(lo) || x > static_cast<double>(hi))
@@ -671,10 +677,16 @@ int CmdReference(const CommonOptions& common, const std::string& samples_text) {
   return kExitOk;
 }
 
+// Every unreadable .json file is named on stderr and makes the exit code 1 (after the
+// report of the readable ones is written): a truncated result must not go unnoticed.
 int CmdReport(const std::string& dir) {
-  const int count = WriteReport(dir);
+  std::vector<UnreadableResult> unreadable;
+  const int count = WriteReport(dir, unreadable);
   std::printf("%d results -> %s/report.md, %s/report.html\n", count, dir.c_str(), dir.c_str());
-  return count > 0 ? kExitOk : kExitRunsFailed;
+  for (const auto& u : unreadable)
+    std::fprintf(stderr, "mbbench: error: unreadable result %s: %s\n", u.file.c_str(),
+                 u.reason.c_str());
+  return count > 0 && unreadable.empty() ? kExitOk : kExitRunsFailed;
 }
 
 }  // namespace
@@ -801,8 +813,8 @@ int RunCli(const std::vector<std::string>& argv) {
     if (list->parsed()) return CmdList(list_what);
     if (run->parsed()) return CmdRun(run_options, series, repeats, run_jobs, run_progress);
     if (stability->parsed()) {
-      if (!h_min.empty()) stability_search.h_min = Number(h_min, "--h-min");
-      if (!h_max.empty()) stability_search.h_max = Number(h_max, "--h-max");
+      if (!h_min.empty()) stability_search.h_min = PositiveNumber(h_min, "--h-min");
+      if (!h_max.empty()) stability_search.h_max = PositiveNumber(h_max, "--h-max");
       if (!factor.empty()) stability_search.factor = Number(factor, "--factor");
       if (!bound.empty()) stability_search.bound = Number(bound, "--bound");
       if (!precision.empty())

@@ -491,18 +491,29 @@ BaselineValues BaselineValuesOf(const RunRecord& record) {
   return ParseBaselineValues(json::parse(RunRecordToJson(record)), record.problem_id);
 }
 
-std::vector<ResultSummary> ReadResultSummaries(const std::string& dir) {
+std::vector<ResultSummary> ReadResultSummaries(const std::string& dir,
+                                               std::vector<UnreadableResult>* unreadable) {
   namespace fs = std::filesystem;
   std::vector<ResultSummary> out;
   if (!fs::is_directory(dir)) throw InputError(dir + ": not a directory");
+  auto refuse = [&](const fs::path& path, const std::string& reason) {
+    if (unreadable == nullptr) throw InputError(path.string() + ": " + reason);
+    unreadable->push_back({path.string(), reason});
+  };
   for (const auto& entry : fs::recursive_directory_iterator(dir)) {
-    if (entry.path().extension() != ".json") continue;
+    if (entry.path().extension() != ".json" || entry.is_directory()) continue;
     std::ifstream in(entry.path());
+    if (!in) {
+      refuse(entry.path(), "cannot be read");
+      continue;
+    }
     json j;
     try {
       j = json::parse(in);
-    } catch (const json::exception&) {
-      continue;  // not ours
+    } catch (const json::exception& e) {
+      // A truncated or corrupted result must not vanish from a report without a word.
+      refuse(entry.path(), std::string("not valid JSON: ") + e.what());
+      continue;
     }
     if (!j.is_object() || j.value("schema", "") != kResultSchema) continue;
     try {
@@ -536,7 +547,7 @@ std::vector<ResultSummary> ReadResultSummaries(const std::string& dir) {
       r.date = c.value("date", "");
       out.push_back(std::move(r));
     } catch (const json::exception& e) {
-      throw InputError(entry.path().string() + ": malformed result document: " + e.what());
+      refuse(entry.path(), std::string("malformed result document: ") + e.what());
     }
   }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
@@ -642,10 +653,16 @@ SweepFile ReadSweepFile(const std::string& path, size_t max_runs) {
     throw InputError(path + ": is a directory, not an experiment file");
   std::ifstream in(path);
   if (!in) throw InputError(path + ": cannot open the experiment file");
+  std::stringstream text;
+  text << in.rdbuf();
+  return ParseSweepText(text.str(), path, max_runs);
+}
+
+SweepFile ParseSweepText(const std::string& text, const std::string& path, size_t max_runs) {
   json j;
   try {
-    j = json::parse(in);
-  } catch (const json::parse_error& e) {
+    j = json::parse(text);
+  } catch (const json::exception& e) {  // parse_error, or out_of_range for 1e999
     throw InputError(path + ": malformed JSON: " + e.what());
   }
   if (!j.is_object()) throw InputError(path + ": the experiment must be a JSON object");

@@ -80,9 +80,17 @@ struct ResultSummary {
   std::string cpu, compiler, git_commit, date;
   int cores = 0;
 };
+/// A .json file under a results directory that could not be read as a result.
+struct UnreadableResult {
+  std::string file, reason;
+};
 /// Reads every mbbench.result/1 document under `dir` (recursively, shards included);
-/// files of other schemas are skipped.
-std::vector<ResultSummary> ReadResultSummaries(const std::string& dir);
+/// JSON files of other schemas are skipped. A .json file that cannot be opened or parsed
+/// (e.g. truncated), or a result document with a key missing or of the wrong type, is
+/// appended to `unreadable` with the reason; without `unreadable` the first one throws
+/// InputError naming it.
+std::vector<ResultSummary> ReadResultSummaries(const std::string& dir,
+                                               std::vector<UnreadableResult>* unreadable = nullptr);
 
 /// One run of a sweep, as the experiment file states it.
 struct SweepItem {
@@ -99,5 +107,9 @@ inline constexpr size_t kDefaultMaxRuns = 10000;
 /// file and the key on bad input, and before expanding anything when it would have more than
 /// `max_runs` runs.
 SweepFile ReadSweepFile(const std::string& path, size_t max_runs = kDefaultMaxRuns);
+/// The same for the text of an experiment file; `path` names it in messages and anchors
+/// relative model paths (the fuzzer's entry point).
+SweepFile ParseSweepText(const std::string& text, const std::string& path,
+                         size_t max_runs = kDefaultMaxRuns);
 
 }  // namespace mbb

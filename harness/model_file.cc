@@ -347,16 +347,43 @@ OutputDescription ReadOutput(const Reader& r, const json& j, const std::string& 
   return o;
 }
 
+// JSON keeps the last of two equal keys in one object; a model file that says a thing
+// twice is refused instead, naming the key (the parser callback sees every key in order).
+json ParseRejectingDuplicates(const std::string& text, const std::string& path) {
+  std::vector<std::set<std::string>> open_objects;
+  std::string duplicate, last_key;
+  auto callback = [&](int /*depth*/, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::key) last_key = parsed.get<std::string>();
+    if (event == json::parse_event_t::object_start) {
+      open_objects.emplace_back();
+    } else if (event == json::parse_event_t::object_end) {
+      if (!open_objects.empty()) open_objects.pop_back();
+    } else if (event == json::parse_event_t::key && !open_objects.empty() &&
+               !open_objects.back().insert(parsed.get<std::string>()).second && duplicate.empty()) {
+      duplicate = parsed.get<std::string>();
+    }
+    return true;
+  };
+  json root;
+  try {
+    root = json::parse(text, callback);
+  } catch (const json::exception& e) {
+    // parse_error, and out_of_range for a number that overflows a double (1e999).
+    throw InputError("model file " + path + ": not valid JSON" +
+                     (last_key.empty() ? "" : " (after key '" + last_key + "')") + ": " +
+                     e.what());
+  }
+  if (!duplicate.empty())
+    throw InputError("model file " + path + ": duplicate key '" + duplicate +
+                     "' in one object (JSON would keep only the last)");
+  return root;
+}
+
 }  // namespace
 
 ModelDescription ParseModelText(const std::string& text, const std::string& path) {
   Reader r(path);
-  json root;
-  try {
-    root = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw InputError("model file " + path + ": not valid JSON: " + e.what());
-  }
+  const json root = ParseRejectingDuplicates(text, path);
   r.CheckKeys(root, "top level",
               {"format", "id", "title", "source", "dimension", "formulation", "end_time", "step",
                "default_methods", "conserved_momentum", "bodies", "joints", "forces", "drivers",

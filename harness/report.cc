@@ -32,6 +32,22 @@ std::string Settings(const ResultSummary& r) {
   return s;
 }
 
+// A file name or parser message in HTML text.
+std::string Escape(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else if (c == '&')
+      out += "&amp;";
+    else
+      out += c;
+  }
+  return out;
+}
+
 bool HaveGnuplot() { return std::system("command -v gnuplot >/dev/null 2>&1") == 0; }
 
 // Error vs median wall time, one point series per method; returns the png name or "".
@@ -73,7 +89,16 @@ std::string PlotWorkPrecision(const std::string& dir, const std::string& problem
 }  // namespace
 
 int WriteReport(const std::string& dir) {
-  const std::vector<ResultSummary> rows = ReadResultSummaries(dir);
+  std::vector<UnreadableResult> unreadable;
+  const int count = WriteReport(dir, unreadable);
+  if (!unreadable.empty())
+    throw InputError(unreadable.front().file + ": " + unreadable.front().reason);
+  return count;
+}
+
+int WriteReport(const std::string& dir, std::vector<UnreadableResult>& unreadable) {
+  const size_t unreadable_before = unreadable.size();
+  const std::vector<ResultSummary> rows = ReadResultSummaries(dir, &unreadable);
   std::set<std::string> problems, machines;
   for (const auto& r : rows) {
     problems.insert(r.problem);
@@ -127,6 +152,16 @@ int WriteReport(const std::string& dir) {
       md << "\n![" << problem << " work-precision](" << png << ")\n";
       html << "<p><img src='" << png << "' alt='" << problem << " work-precision'>";
     }
+  }
+  if (unreadable.size() > unreadable_before) {
+    md << "\n## Unreadable files\n\n";
+    html << "<h2>Unreadable files</h2><ul>";
+    for (size_t i = unreadable_before; i < unreadable.size(); ++i) {
+      md << "- " << unreadable[i].file << ": " << unreadable[i].reason << "\n";
+      html << "<li>" << Escape(unreadable[i].file) << ": " << Escape(unreadable[i].reason)
+           << "</li>";
+    }
+    html << "</ul>";
   }
   WriteFileAtomically(dir + "/report.md", md.str());
   WriteFileAtomically(dir + "/report.html", html.str());

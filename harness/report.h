@@ -6,10 +6,19 @@
 #pragma once
 
 #include <string>
+#include <vector>
+
+#include "harness/json_io.h"
 
 namespace mbb {
 
 /// Writes DIR/report.md, DIR/report.html and DIR/plots/*.png; returns the number of results.
+/// A .json file under DIR that is not a readable result (truncated, malformed) throws
+/// InputError naming it.
 int WriteReport(const std::string& dir);
+
+/// As above, but the unreadable files are appended to `unreadable` (file and reason) and
+/// listed in the report, which is still written from the readable ones.
+int WriteReport(const std::string& dir, std::vector<UnreadableResult>& unreadable);
 
 }  // namespace mbb

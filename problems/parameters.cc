@@ -1,6 +1,7 @@
 #include "problems/parameters.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 
 namespace mbb {
@@ -25,6 +26,30 @@ double ParseNumber(const std::string& text, const std::string& key) {
     throw InputError("parameter '" + key + "': '" + text + "' is not a finite number");
   return value;
 }
+
+namespace {
+
+std::string FormatBound(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.10g", x);
+  return buf;
+}
+
+void CheckRange(const ParameterSpec& spec, double x, const std::string& text,
+                const std::string& owner) {
+  const bool whole = x == std::floor(x);
+  if (x >= spec.min && x <= spec.max && (whole || !spec.integer)) return;
+  std::string want = spec.integer ? "a whole number" : "a number";
+  if (std::isfinite(spec.min) && std::isfinite(spec.max))
+    want += " from " + FormatBound(spec.min) + " to " + FormatBound(spec.max);
+  else if (std::isfinite(spec.min))
+    want += " >= " + FormatBound(spec.min);
+  else if (std::isfinite(spec.max))
+    want += " <= " + FormatBound(spec.max);
+  throw InputError(owner + ": parameter '" + spec.name + "' = " + text + ": must be " + want);
+}
+
+}  // namespace
 
 void ParameterSet::SetFromAssignment(const std::string& assignment, const std::string& context) {
   const auto eq = assignment.find('=');
@@ -57,11 +82,13 @@ void ParameterSet::Validate(const std::vector<ParameterSpec>& specs,
                        "' (accepted: " + (known.empty() ? "none" : known) + ")");
     }
     if (spec->choices.empty()) {
+      double x = 0.0;
       try {
-        (void)ParseNumber(value, key);
+        x = ParseNumber(value, key);
       } catch (const InputError& e) {
         throw InputError(owner + ": " + e.what());
       }
+      CheckRange(*spec, x, value, owner);
     } else {
       bool ok = false;
       std::string list;

@@ -3,6 +3,7 @@
 // list) throws InputError with the key and the reason; the CLI turns that into exit code 2.
 #pragma once
 
+#include <limits>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -22,6 +23,11 @@ struct ParameterSpec {
   std::string default_value;  // as text; "" means "unset unless given"
   std::string description;
   std::vector<std::string> choices;  // empty: a number
+  // Accepted range of a number, checked by ParameterSet::Validate before a problem is
+  // built (a count such as a chain length bounds what gets allocated).
+  double min = -std::numeric_limits<double>::infinity();
+  double max = std::numeric_limits<double>::infinity();
+  bool integer = false;  // the number must be whole (a count)
 };
 
 class ParameterSet {
@@ -40,8 +46,9 @@ class ParameterSet {
   double GetDouble(const std::string& key, double fallback) const;
   std::string GetString(const std::string& key, const std::string& fallback) const;
 
-  /// Throws InputError for keys not in `specs`, non-numeric or non-finite numbers, and
-  /// values outside a spec's choices. `owner` names what is being configured.
+  /// Throws InputError for keys not in `specs`, non-numeric or non-finite numbers, numbers
+  /// outside a spec's [min, max] or not whole where it wants a count, and values outside a
+  /// spec's choices. `owner` names what is being configured.
   void Validate(const std::vector<ParameterSpec>& specs, const std::string& owner) const;
 
   /// The specs' defaults overlaid with the given values: what a result records.

@@ -4,11 +4,14 @@
 set -euo pipefail
 build_dir=$1
 source_dir=$2
+# A sanitized build (MBBENCH_SANITIZE) installs instrumented libraries: the consumer links
+# the sanitizer runtimes too (third argument: extra linker flags).
+link_flags=${3:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cmake --install "$build_dir" --prefix "$work/prefix" >/dev/null
 cp -r "$source_dir/examples/consumer" "$work/consumer"
 cmake -S "$work/consumer" -B "$work/consumer/build" -DCMAKE_PREFIX_PATH="$work/prefix" \
-  -DCMAKE_BUILD_TYPE=Release >/dev/null
+  -DCMAKE_BUILD_TYPE=Release -DCMAKE_EXE_LINKER_FLAGS="$link_flags" >/dev/null
 cmake --build "$work/consumer/build" >/dev/null
 "$work/consumer/build/consumer"

@@ -61,7 +61,9 @@ bool AccelerationSolver::Solve(double t, ConstVectorRef q, ConstVectorRef v, Vec
     reduced_.topLeftCorner(f, f).noalias() = zb.transpose() * z_mass_.topLeftCorner(n_, f);
     rhs_.noalias() = forces_ - mass_ * a;
     z_.head(f).noalias() = zb.transpose() * rhs_;
-    if (reduced_llt_.rows() != f) reduced_llt_ = Eigen::LLT<Matrix>(f);
+    // A new size (the rank changed) resizes the factor in place; assigning a freshly
+    // size-constructed LLT would copy its uninitialised info field.
+    if (reduced_llt_.rows() != f) reduced_llt_.compute(Matrix::Identity(f, f));
     reduced_llt_.compute(reduced_.topLeftCorner(f, f));
     if (reduced_llt_.info() != Eigen::Success) return false;
     reduced_llt_.solveInPlace(z_.head(f));

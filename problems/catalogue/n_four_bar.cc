@@ -23,7 +23,9 @@ ProblemEntry NFourBarEntry() {
   return {"n_four_bar",
           "chain of N four-bars (N + 1 cranks, N couplers) through singular positions",
           "IFToMM A02",
-          {{"N", "4", "number of four-bar windows (A02: 40)", {}},
+          // At most 200 windows (1203 coordinates): the dense matrices of the suite's
+          // methods grow with the square of that, and a mistyped N must not exhaust memory.
+          {{"N", "4", "number of four-bar windows (A02: 40), 1 to 200", {}, 1, 200, true},
            {"omega0", "-1", "initial angular velocity of every crank, rad/s", {}},
            {"g", "9.81", "gravity along -y, m/s^2", {}},
            FormulationParameter(2)},

@@ -1,6 +1,8 @@
 #include "problems/model/model_description.h"
 
+#include <Eigen/Eigenvalues>
 #include <cmath>
+#include <cstdio>
 #include <set>
 
 #include "problems/model/formulation.h"
@@ -43,6 +45,33 @@ template <class V>
 void RequireFiniteVector(const ModelDescription& model, const std::string& what, const V& x) {
   if (!x.allFinite()) throw InputError(model.Where() + ": " + what + " is not finite");
 }
+
+// The principal moments of a rigid body satisfy the triangle inequality I1 <= I2 + I3 (and
+// its permutations): I1 + I2 - I3 = 2 * integral of z^2 dm >= 0 in principal axes. A
+// tensor that violates it describes no body. Equality is a thin rod or a flat plate, so
+// the check allows rounding: 1e-9 of the trace, far above the few ulps with which a
+// computed tensor misses an exact equality. A tensor that is not symmetric positive
+// definite is left to the formulation, which refuses it with its own message.
+void RequirePhysicalInertia(const ModelDescription& model, const BodyDescription& b) {
+  if (model.dimension != 3 || b.kind != BodyKind::kRigid) return;
+  if ((b.inertia - b.inertia.transpose()).norm() > 0.0) return;
+  const Eigen::Vector3d moments =
+      Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(b.inertia, Eigen::EigenvaluesOnly)
+          .eigenvalues();
+  if (!(moments.minCoeff() > 0.0)) return;
+  const double slack = 1e-9 * moments.sum();
+  for (int i = 0; i < 3; ++i) {
+    const double others = moments.sum() - moments[i];
+    if (moments[i] > others + slack) {
+      char buf[160];
+      std::snprintf(buf, sizeof buf,
+                    "principal moment %.6g exceeds the sum of the other two (%.6g)", moments[i],
+                    others);
+      throw InputError(model.Where() + ": body '" + b.name +
+                       "' inertia violates the triangle inequality: " + buf);
+    }
+  }
+}
 }  // namespace
 
 // The rules every formulation shares: names, references, signs, finite numbers. The
@@ -64,6 +93,7 @@ void ValidateModel(const ModelDescription& model) {
     if (!names.insert(b.name).second) throw InputError(w + ": body '" + b.name + "' defined twice");
     if (!(b.mass > 0.0)) throw InputError(w + ": " + what + " mass must be > 0");
     RequireFiniteVector(model, what + " inertia", b.inertia);
+    RequirePhysicalInertia(model, b);
     RequireFiniteVector(model, what + " position", b.position);
     RequireFinite(model, what + " angle", b.angle);
     RequireFiniteVector(model, what + " orientation", b.orientation);

@@ -1,0 +1,282 @@
+// Bad input, one table: every row is a command line (with the small files it needs written
+// into a scratch directory), the exit code it must give (2: bad input, refused before any
+// run; 1: runs failed or results unreadable) and a fragment of its stderr that names the
+// file, key or value at fault. The rows cover the CLI, model files, experiment files,
+// output directories and the check and report inputs; a new refusal gets a new row.
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "harness/cli.h"
+#include "tests/scratch_directory.h"
+
+namespace mbb {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct BadInput {
+  std::vector<std::string> args;
+  int exit_code;
+  std::string fragment;  // must appear in stderr
+};
+
+struct Outcome {
+  int exit_code;
+  std::string err;
+};
+
+// Runs the CLI in-process with file descriptor 2 sent to `log` (stdio and std::cerr both
+// write there), then reads what it said.
+Outcome RunCapturingStderr(const std::vector<std::string>& args, const fs::path& log) {
+  std::fflush(stderr);
+  const int saved = dup(2);
+  const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  REQUIRE(saved >= 0);
+  REQUIRE(fd >= 0);
+  dup2(fd, 2);
+  close(fd);
+  int code = -1;
+  try {
+    code = RunCli(args);
+  } catch (...) {
+    code = -2;  // RunCli must turn every error into an exit code
+  }
+  std::fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  std::ifstream in(log);
+  std::stringstream text;
+  text << in.rdbuf();
+  return {code, text.str()};
+}
+
+void Write(const fs::path& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+}
+
+// A valid planar model with one body; `body` replaces the body's keys, `extra` adds top-level
+// keys (each starting with a comma).
+std::string Model(const std::string& body = R"("mass": 1, "inertia": 0.1, "position": [1, 0])",
+                  const std::string& extra = "") {
+  return R"({"dimension": 2, "end_time": 1, "bodies": [{"name": "b", )" + body +
+         R"(}], "joints": [{"name": "O", "type": "revolute", "body_a": "ground", "point_a": [0, 0],
+            "body_b": "b", "point_b": [-1, 0]}])" +
+         extra + "}";
+}
+
+// A spatial rigid body with the given inertia tensor (rows).
+std::string SpatialModel(const std::string& inertia) {
+  return R"({"dimension": 3, "end_time": 1, "bodies": [{"name": "top", "mass": 1, "inertia": )" +
+         inertia + R"(, "position": [0, 0, 1], "orientation": [1, 0, 0, 0]}]})";
+}
+
+}  // namespace
+
+TEST_CASE("every bad input in the table gives its exit code and names what is wrong",
+          "[cli][bad-inputs]") {
+  const fs::path dir = ScratchDirectory("bad_inputs");
+  const std::string d = dir.string() + "/";
+
+  // Model files.
+  Write(dir / "not_json.json", "{\"dimension\": 2,");
+  Write(dir / "overflow.json", R"({"dimension": 2, "end_time": 1e999, "bodies": []})");
+  Write(dir / "duplicate.json", Model(R"("mass": 1, "mass": 2, "inertia": 0.1)"));
+  Write(dir / "duplicate_top.json", Model(R"("mass": 1, "inertia": 0.1)", R"(, "end_time": 2)"));
+  Write(dir / "unknown_key.json", Model(R"("mass": 1, "inertia": 0.1, "colour": "red")"));
+  Write(dir / "no_dimension.json", R"({"end_time": 1, "bodies": []})");
+  Write(dir / "dimension4.json", R"({"dimension": 4, "end_time": 1, "bodies": []})");
+  Write(dir / "negative_mass.json", Model(R"("mass": -1, "inertia": 0.1)"));
+  Write(dir / "mass_text.json", Model(R"("mass": "heavy", "inertia": 0.1)"));
+  Write(dir / "zero_inertia.json", Model(R"("mass": 1, "inertia": 0)"));
+  Write(dir / "no_bodies.json", R"({"dimension": 2, "end_time": 1, "bodies": []})");
+  Write(dir / "end_time_zero.json", Model(R"("mass": 1, "inertia": 0.1)", R"(, "step": -1)"));
+  Write(dir / "ghost_body.json",
+        R"({"dimension": 2, "end_time": 1, "bodies": [{"name": "b", "mass": 1, "inertia": 0.1}],
+            "joints": [{"name": "J", "type": "revolute", "body_a": "ghost", "body_b": "b"}]})");
+  Write(dir / "self_joint.json",
+        R"({"dimension": 2, "end_time": 1, "bodies": [{"name": "b", "mass": 1, "inertia": 0.1}],
+            "joints": [{"name": "J", "type": "revolute", "body_a": "b", "body_b": "b"}]})");
+  Write(dir / "bad_joint_type.json",
+        R"({"dimension": 2, "end_time": 1, "bodies": [{"name": "b", "mass": 1, "inertia": 0.1}],
+            "joints": [{"name": "J", "type": "glue", "body_a": "ground", "body_b": "b"}]})");
+  Write(dir / "bad_format.json", R"({"format": "mbbench.model/9", "dimension": 2})");
+  // Principal moments 1, 1, 3: 3 > 1 + 1, no body has them (positive definite though).
+  Write(dir / "triangle.json", SpatialModel("[[1, 0, 0], [0, 1, 0], [0, 0, 3]]"));
+  Write(dir / "not_symmetric.json", SpatialModel("[[1, 0.5, 0], [0, 1, 0], [0, 0, 1]]"));
+  Write(dir / "bad_id.json", Model(R"("mass": 1, "inertia": 0.1)", R"(, "id": "../escape")"));
+  fs::create_directories(dir / "model_dir.json");
+
+  // Experiment files.
+  Write(dir / "exp_not_json.json", "{\"runs\": [");
+  Write(dir / "exp_array.json", "[1, 2]");
+  Write(dir / "exp_unknown.json", R"({"name": "x", "colour": "red"})");
+  Write(dir / "exp_runs_object.json", R"({"runs": {"problem": "planar_pendulum"}})");
+  Write(dir / "exp_no_method.json", R"({"runs": [{"problem": "planar_pendulum"}]})");
+  Write(dir / "exp_t_end.json", R"({"t_end": -1, "runs": []})");
+  Write(dir / "exp_repeats.json", R"({"repeats": 1.5, "runs": []})");
+  Write(dir / "exp_overflow.json",
+        R"({"runs": [{"problem": "planar_pendulum", "method": "ida", "set": {"h": 1e999}}]})");
+  Write(dir / "exp_param_bool.json",
+        R"({"runs": [{"problem": "planar_pendulum", "method": "ida", "param": {"g": true}}]})");
+  Write(dir / "exp_model_empty.json", R"({"runs": [{"model": "", "method": "ida"}]})");
+  Write(dir / "exp_big.json",
+        R"({"matrix": {"problems": ["planar_pendulum", "four_bar"], "methods": ["ida"]}})");
+  Write(dir / "exp_unknown_problem.json",
+        R"({"runs": [{"problem": "no_such_problem", "method": "ida"}]})");
+  Write(dir / "exp_matrix_key.json", R"({"matrix": {"problems": ["a"], "solvers": ["b"]}})");
+
+  // Output directories, check and report inputs.
+  Write(dir / "a_file", "x");
+  fs::create_directories(dir / "empty_baselines");
+  fs::create_directories(dir / "report_bad");
+  Write(dir / "report_bad/truncated.json", R"({"schema": "mbbench.result/1", "problem": {"id)");
+  fs::create_directories(dir / "report_malformed");
+  Write(dir / "report_malformed/r.json", R"({"schema": "mbbench.result/1", "problem": {}})");
+
+  const std::vector<std::string> pendulum = {"-p", "planar_pendulum", "-m", "odeint-rk4"};
+  auto run = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"run"};
+    args.insert(args.end(), pendulum.begin(), pendulum.end());
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  auto model = [&](const std::string& file) {
+    return std::vector<std::string>{"run", "--model", d + file, "-m", "ida"};
+  };
+  auto sweep = [&](const std::string& file) {
+    return std::vector<std::string>{"sweep", d + file, "--out", d + "sweep_out"};
+  };
+
+  const std::vector<BadInput> table = {
+      // Command line.
+      {{}, 2, "mbbench"},
+      {{"frobnicate"}, 2, "subcommand"},  // CLI11 says a subcommand is required
+      {{"run", "-m", "ida"}, 2, "-p"},
+      {{"run", "-p", "no_such_problem", "-m", "ida"}, 2, "no_such_problem"},
+      {{"run", "-p", "planar_pendulum", "-m", "no_such_method"}, 2, "no_such_method"},
+      {{"run", "-p", "planar_pendulum", "--model", d + "x.json", "-m", "ida"}, 2, "not both"},
+      {run({"--set", "rtol"}), 2, "--set 'rtol'"},
+      {run({"--set", "colour=red"}), 2, "colour"},
+      {run({"--set", "h=0"}), 2, "h"},
+      {run({"--h", "0.01", "--set", "h=0.01"}), 2, "give the step once"},
+      {run({"--t-end", "-1"}), 2, "--t-end"},
+      {run({"--t-end", "1e999"}), 2, "--t-end"},
+      {run({"--t-end", "abc"}), 2, "not a number"},
+      {run({"--repeats", "-1"}), 2, "--repeats"},
+      {run({"--jobs", "0"}), 2, "--jobs"},
+      {run({"--jobs", "1e12"}), 2, "--jobs"},
+      {{"run", "-p", "planar_pendulum", "-m", "ida", "-m", "ida"}, 2, "-m"},
+      // Problem parameters: unknown, not finite, out of range (before anything is allocated).
+      {run({"--param", "colour=red"}), 2, "colour"},
+      {run({"--param", "g=1e999"}), 2, "'g'"},
+      {run({"--param", "g=1/0"}), 2, "'g'"},
+      {{"run", "-p", "n_four_bar", "-m", "ida", "--param", "N=1e9"}, 2, "parameter 'N'"},
+      {{"run", "-p", "n_four_bar", "-m", "ida", "--param", "N=0"}, 2, "parameter 'N'"},
+      {{"run", "-p", "n_four_bar", "-m", "ida", "--param", "N=2.5"}, 2, "whole number"},
+      {{"run", "-p", "n_four_bar", "-m", "ida", "--param", "N=1e999"}, 2, "'N'"},
+      // Stability search.
+      {{"stability", "-p", "planar_pendulum", "-m", "odeint-rk4", "--h-min", "0"}, 2, "--h-min"},
+      {{"stability", "-p", "planar_pendulum", "-m", "odeint-rk4", "--h-max", "-1"}, 2, "--h-max"},
+      {{"stability", "-p", "planar_pendulum", "-m", "odeint-rk4", "--h-min", "0.1", "--h-max",
+        "0.01"},
+       2,
+       "--h-max"},
+      {{"stability", "-p", "planar_pendulum", "-m", "odeint-rk4", "--factor", "0.5"},
+       2,
+       "--factor"},
+      {{"stability", "-p", "planar_pendulum", "-m", "ida"}, 2, "ida"},
+      // Model files: each message names the file and the key, body or value.
+      {model("missing.json"), 2, "missing.json"},
+      {model("model_dir.json"), 2, "model_dir.json"},
+      {model("not_json.json"), 2, "not_json.json"},
+      {model("overflow.json"), 2, "'end_time'"},
+      {model("duplicate.json"), 2, "duplicate key 'mass'"},
+      {model("duplicate_top.json"), 2, "duplicate key 'end_time'"},
+      {model("unknown_key.json"), 2, "colour"},
+      {model("no_dimension.json"), 2, "'dimension'"},
+      {model("dimension4.json"), 2, "'dimension'"},
+      {model("negative_mass.json"), 2, "mass"},
+      {model("mass_text.json"), 2, "'mass'"},
+      {model("zero_inertia.json"), 2, "inertia"},
+      {model("no_bodies.json"), 2, "no bodies"},
+      {model("end_time_zero.json"), 2, "step"},
+      {model("ghost_body.json"), 2, "ghost"},
+      {model("self_joint.json"), 2, "itself"},
+      {model("bad_joint_type.json"), 2, "glue"},
+      {model("bad_format.json"), 2, "mbbench.model/9"},
+      {model("triangle.json"), 2, "body 'top' inertia violates the triangle inequality"},
+      {model("not_symmetric.json"), 2, "symmetric"},
+      {model("bad_id.json"), 2, "escape"},
+      {{"run", "--model", d + "triangle.json", "-m", "ida", "--param", "N=2"}, 2, "'N'"},
+      // Experiment files.
+      {sweep("missing_experiment.json"), 2, "missing_experiment.json"},
+      {sweep("model_dir.json"), 2, "directory"},
+      {sweep("exp_not_json.json"), 2, "exp_not_json.json"},
+      {sweep("exp_array.json"), 2, "JSON object"},
+      {sweep("exp_unknown.json"), 2, "colour"},
+      {sweep("exp_runs_object.json"), 2, "runs"},
+      {sweep("exp_no_method.json"), 2, "method"},
+      {sweep("exp_t_end.json"), 2, "t_end"},
+      {sweep("exp_repeats.json"), 2, "repeats"},
+      {sweep("exp_overflow.json"), 2, "exp_overflow.json"},
+      {sweep("exp_param_bool.json"), 2, "param"},
+      {sweep("exp_model_empty.json"), 2, "model"},
+      {{"sweep", d + "exp_big.json", "--max-runs", "1", "--out", d + "sweep_out"}, 2, "--max-runs"},
+      {sweep("exp_unknown_problem.json"), 2, "no_such_problem"},
+      {sweep("exp_matrix_key.json"), 2, "solvers"},
+      {{"sweep", d + "exp_big.json", "--shard", "3/2"}, 2, "--shard"},
+      {{"sweep", d + "exp_big.json", "--shard", "x"}, 2, "--shard"},
+      // Output directories.
+      {run({"--out", d + "a_file"}), 2, "--out"},
+      {run({"--out", d + "a_file/below"}), 2, "--out"},
+      // check inputs.
+      {{"check", "--baseline", d + "no_such_dir"}, 2, "no_such_dir"},
+      {{"check", "--baseline", d + "empty_baselines"}, 2, "no result files"},
+      {{"check", "--baseline", d + "empty_baselines", "--update"}, 2, "--reason"},
+      {{"check", "--baseline", d + "empty_baselines", "--against", d + "nowhere"}, 2, "nowhere"},
+      // report inputs: a missing directory is bad input; an unreadable result is named and
+      // makes the exit code 1.
+      {{"report", d + "no_such_results"}, 2, "no_such_results"},
+      {{"report", d + "report_bad"}, 1, "truncated.json"},
+      {{"report", d + "report_malformed"}, 1, "r.json"},
+      {{"figures", "999"}, 2, "999"},
+  };
+  REQUIRE(table.size() >= 40);
+  for (const auto& row : table) {
+    std::string line;
+    for (const auto& a : row.args) line += a + " ";
+    INFO("mbbench " << line);
+    const Outcome outcome = RunCapturingStderr(row.args, dir / "stderr.txt");
+    INFO("stderr: " << outcome.err);
+    CHECK(outcome.exit_code == row.exit_code);
+    CHECK_THAT(outcome.err, Catch::Contains(row.fragment));
+  }
+}
+
+TEST_CASE("report names a truncated result next to a good one and exits 1", "[cli][report]") {
+  const fs::path dir = ScratchDirectory("report_truncated");
+  const std::string out = (dir / "results").string();
+  REQUIRE(RunCli({"run", "-p", "planar_pendulum", "-m", "odeint-rk4", "--t-end", "0.01",
+                  "--repeats", "0", "--out", out}) == 0);
+  Write(dir / "results" / "cut.json", R"({"schema": "mbbench.result/1", "problem": )");
+  const Outcome outcome = RunCapturingStderr({"report", out}, dir / "stderr.txt");
+  CHECK(outcome.exit_code == 1);
+  CHECK_THAT(outcome.err, Catch::Contains("cut.json") && Catch::Contains("not valid JSON"));
+  // The report of the readable result is still written, and it lists the unreadable file.
+  std::ifstream md(dir / "results" / "report.md");
+  std::stringstream text;
+  text << md.rdbuf();
+  CHECK_THAT(text.str(), Catch::Contains("planar_pendulum") && Catch::Contains("cut.json"));
+}
+
+}  // namespace mbb
