@@ -8,7 +8,7 @@
 # that step (median of `--repeats 5`). Table in results/figures/001/linkages.md.
 #
 # Reference for B0(10) (double four-bar): tight fixed-step runs of three methods, each
-# scored by its error against the closed-form solution (reference/analytic_four_bar.cc,
+# scored by its error against the closed-form solution (reference/analytic_pendulum.cc,
 # metrics.error: max over the run and all coordinates); the most accurate one is used. The
 # smallest rk4 step is not the most accurate: round-off amplified at the singular positions
 # grows with the number of steps (rk4 error 4.7e-9 relative at h = 1e-3, 1.2e-6 at h = 1e-4).
