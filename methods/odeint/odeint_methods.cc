@@ -68,11 +68,13 @@ class OdeintMethod final : public Method {
     odeint::runge_kutta_dopri5<State> dopri5;
     double t = settings.t0;
     for (long k = 1; k <= steps; ++k) {
+      // The last step is shortened to land exactly on t_end.
+      const double t_next = k == steps ? settings.t_end : settings.t0 + static_cast<double>(k) * h;
       if (scheme_ == Scheme::kRk4)
-        rk4.do_step(system, y, t, h);
+        rk4.do_step(system, y, t, t_next - t);
       else
-        dopri5.do_step(system, y, t, h);
-      t = settings.t0 + static_cast<double>(k) * h;  // no accumulated rounding
+        dopri5.do_step(system, y, t, t_next - t);
+      t = t_next;  // no accumulated rounding
       ++counters.steps;
       if (!rhs_ok) return loop.FailStep(t, "singular reduced mass matrix");
       if (!ode.Project(t, y.data()))
