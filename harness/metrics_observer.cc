@@ -324,6 +324,14 @@ void MetricsObserver::WatchBand(const StepSample& s) {
 // of the stability search with a generous factor, |q - q0|_inf > kDivergenceFactor x the
 // position scale (|q0|_inf, Problem::stability_amplitude, at least 1), and the energy balance
 // |E - E0 - W_ext| > kEnergyBalanceFactor x the initial energy scale (max |E0|, |T0|).
+// The initial energy scale is a scale only if it is not rounding noise next to the energy the
+// run has seen (double_pendulum starts at rest with E0 = 4e-15 J and falls through ~1 J): it
+// must be above 1e-6 of the largest |E0|, |T| so far; otherwise only q is watched. A diverging
+// run crosses 10 x the initial scale long before its kinetic energy reaches 1e6 x it.
+bool MetricsObserver::EnergyScaleResolved() const {
+  return energy_scale0_ > 0.0 && energy_scale0_ > 1e-6 * energy_scale_;
+}
+
 void MetricsObserver::WatchDivergence(const StepSample& s, double balance) {
   if (!divergence_scales_set_) {
     divergence_scales_set_ = true;
@@ -337,7 +345,7 @@ void MetricsObserver::WatchDivergence(const StepSample& s, double balance) {
     std::snprintf(buffer, sizeof buffer,
                   "diverged at t = %.6g: |q - q0|_inf = %.3g grew beyond %g x its scale %.3g", s.t,
                   dq, kDivergenceFactor, q_scale_);
-  } else if (energy_scale0_ > 0.0 &&
+  } else if (EnergyScaleResolved() &&
              !(std::abs(balance) <= kEnergyBalanceFactor * energy_scale0_)) {
     std::snprintf(buffer, sizeof buffer,
                   "diverged at t = %.6g: energy balance |E - E0 - W_ext| = %.3g J grew beyond %g "

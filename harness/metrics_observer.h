@@ -60,6 +60,7 @@ class MetricsObserver final : public StepObserver {
   void TrackMomenta();
   void WatchBand(const StepSample& sample);
   void WatchDivergence(const StepSample& sample, double balance);
+  bool EnergyScaleResolved() const;
   void TimeRevolution(const StepSample& sample);
   // The problem's outputs at (t, q, v) into outputs_, periodic ones unwrapped to the branch
   // nearest the previous call's value (per observer: the problem stays stateless).
