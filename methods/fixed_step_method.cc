@@ -90,7 +90,9 @@ RunOutcome FixedStepMethod::Run(const Problem& problem, const RunSettings& setti
   for (long k = 1; k <= steps; ++k) {
     // The last step is shortened to land exactly on t_end.
     const double t_next = k == steps ? settings.t_end : settings.t0 + static_cast<double>(k) * h;
-    const StepStatus status = Step(*workspace, t_next - state.t, state, outcome.counters);
+    // Every other step is exactly h (not t_next - t, which differs from h by rounding).
+    const double step = k == steps ? settings.t_end - state.t : h;
+    const StepStatus status = Step(*workspace, step, state, outcome.counters);
     state.t = t_next;  // no accumulated rounding
     ++outcome.counters.steps;
     if (!status.ok) {
