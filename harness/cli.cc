@@ -169,6 +169,7 @@ void PrintTableRow(const RunRecord& r) {
               ran ? Cell(r.metrics.position_residual_max).c_str() : "-", Cell(err).c_str());
   if (r.status != RunStatus::kOk && !r.message.empty())
     std::printf("    -> %s\n", r.message.c_str());
+  if (r.drift_warning) std::printf("    -> warning: %s\n", r.warnings.back().c_str());
   std::fflush(stdout);
 }
 

@@ -148,6 +148,9 @@ std::string RunRecordToJson(const RunRecord& r, const std::string& series_file) 
   j["settings"] = SettingsJson(r);
   j["status"] = ToString(r.status);
   j["message"] = r.message;
+  // A failed or unstable run's metrics, outputs and final state describe where it stopped,
+  // not the solution at t_end (docs/result-schema.md).
+  j["outputs_meaningful"] = r.status == RunStatus::kOk;
   j["metrics"] = MetricsJson(r);
   json outputs = json::object();
   for (size_t i = 0; i < r.output_names.size() && i < r.outputs.size(); ++i)

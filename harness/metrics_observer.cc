@@ -117,6 +117,7 @@ void MetricsObserver::OnStep(const StepSample& s) {
   else
     metrics_.energy_max_abs_drift = std::numeric_limits<double>::infinity();
   metrics_.energy_final = energy;
+  if (!band_) WatchDivergence(s, balance);
 
   if (s.lambda && s.lambda->size() > 0) {
     have_multipliers_ = true;
@@ -319,10 +320,58 @@ void MetricsObserver::WatchBand(const StepSample& s) {
           "|Phi_q v + Phi_t|_inf");
 }
 
+// The default divergence criterion of every run (docs/divergence.md): the growth criterion
+// of the stability search with a generous factor, |q - q0|_inf > kDivergenceFactor x the
+// position scale (|q0|_inf, Problem::stability_amplitude, at least 1), and the energy balance
+// |E - E0 - W_ext| > kEnergyBalanceFactor x the initial energy scale (max |E0|, |T0|).
+// The initial energy scale is a scale only if it is not rounding noise next to the energy the
+// run has seen (double_pendulum starts at rest with E0 = 4e-15 J and falls through ~1 J): it
+// must be above 1e-6 of the largest |E0|, |T| so far; otherwise only q is watched. A diverging
+// run crosses 10 x the initial scale long before its kinetic energy reaches 1e6 x it.
+bool MetricsObserver::EnergyScaleResolved() const {
+  return energy_scale0_ > 0.0 && energy_scale0_ > 1e-6 * energy_scale_;
+}
+
+void MetricsObserver::WatchDivergence(const StepSample& s, double balance) {
+  if (!divergence_scales_set_) {
+    divergence_scales_set_ = true;
+    q_scale_ = std::max({problem_.q0.lpNorm<Eigen::Infinity>(), problem_.stability_amplitude, 1.0});
+    energy_scale0_ = energy_scale_;
+  }
+  if (stop_) return;
+  char buffer[200];
+  const double dq = (s.q - problem_.q0).lpNorm<Eigen::Infinity>();
+  if (!(dq <= kDivergenceFactor * q_scale_)) {
+    std::snprintf(buffer, sizeof buffer,
+                  "diverged at t = %.6g: |q - q0|_inf = %.3g grew beyond %g x its scale %.3g", s.t,
+                  dq, kDivergenceFactor, q_scale_);
+  } else if (EnergyScaleResolved() &&
+             !(std::abs(balance) <= kEnergyBalanceFactor * energy_scale0_)) {
+    std::snprintf(buffer, sizeof buffer,
+                  "diverged at t = %.6g: energy balance |E - E0 - W_ext| = %.3g J grew beyond %g "
+                  "x the energy scale %.3g J",
+                  s.t, std::abs(balance), kEnergyBalanceFactor, energy_scale0_);
+  } else {
+    return;
+  }
+  stop_ = true;
+  stop_reason_ = buffer;
+}
+
 void MetricsObserver::Finish(double t_end, RunRecord& record) {
   metrics_.external_work = work_;
   metrics_.energy_max_rel_drift =
       energy_scale_ > 0.0 ? metrics_.energy_max_abs_drift / energy_scale_ : 0.0;
+  if (!band_ && record.status == RunStatus::kOk &&
+      metrics_.energy_max_rel_drift > kEnergyDriftWarning) {
+    char buffer[160];
+    std::snprintf(buffer, sizeof buffer,
+                  "energy drift %.3g of the energy scale exceeds the warning threshold %g: the "
+                  "run finished but may be far from the solution",
+                  metrics_.energy_max_rel_drift, kEnergyDriftWarning);
+    record.warnings.push_back(buffer);
+    record.drift_warning = true;
+  }
   if (have_multipliers_) metrics_.multiplier_max = max_multiplier_;
   if (reference_ && compared_ > 0) {
     ErrorMetrics e;

@@ -25,6 +25,11 @@ struct StabilityBand {
   double velocity_residual = std::numeric_limits<double>::infinity();
 };
 
+/// The default divergence criterion of a run without a stability band (docs/divergence.md).
+constexpr double kDivergenceFactor = 1e3;    // |q - q0|_inf over the position scale
+constexpr double kEnergyBalanceFactor = 10;  // |E - E0 - W_ext| over the initial energy scale
+constexpr double kEnergyDriftWarning = 0.1;  // relative energy drift that warns on an ok run
+
 class MetricsObserver final : public StepObserver {
  public:
   MetricsObserver(const Problem& problem, const Reference* reference, bool keep_series,
@@ -54,6 +59,8 @@ class MetricsObserver final : public StepObserver {
   void AccumulateOutputs(const Vector& out_ref);
   void TrackMomenta();
   void WatchBand(const StepSample& sample);
+  void WatchDivergence(const StepSample& sample, double balance);
+  bool EnergyScaleResolved() const;
   void TimeRevolution(const StepSample& sample);
   // The problem's outputs at (t, q, v) into outputs_, periodic ones unwrapped to the branch
   // nearest the previous call's value (per observer: the problem stays stateless).
@@ -104,6 +111,8 @@ class MetricsObserver final : public StepObserver {
   std::string stop_reason_;
   double max_band_ratio_ = 0.0, max_q_deviation_ = 0.0, max_velocity_ = 0.0, max_multiplier_ = 0.0;
   bool have_multipliers_ = false;
+  bool divergence_scales_set_ = false;
+  double q_scale_ = 1.0, energy_scale0_ = 0.0;
 };
 
 }  // namespace mbb

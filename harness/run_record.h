@@ -79,6 +79,8 @@ struct RunRecord {
   RunStatus status = RunStatus::kOk;
   std::string message;
   std::vector<std::string> warnings;
+  /// An ok run whose energy drift passed kEnergyDriftWarning (the table marks it).
+  bool drift_warning = false;
   InitialResiduals initial_residuals;
   WorkCounters counters;
   std::optional<WallTimes> wall_time;

@@ -9,6 +9,7 @@
 #include "harness/model_file.h"
 #include "harness/reference_maker.h"
 #include "problems/constraint_factorization.h"
+#include "problems/format.h"
 
 namespace mbb {
 
@@ -106,6 +107,28 @@ ParameterSet WithPreferredProblemParameters(const RunSpec& spec, const MethodEnt
 }
 }  // namespace
 
+namespace {
+// A fixed-step run takes N = ceil((t_end - t0) / h) steps (FixedStepCount); a count below 1,
+// not finite or above max_steps is bad input, named with h, t_end and the count.
+void CheckFixedStepCount(const ResolvedRun& run) {
+  const RunSettings& st = run.settings;
+  const bool adaptive_by_parameter =
+      run.entry->uses_tolerances_if && run.entry->uses_tolerances_if(run.method_parameters);
+  if (!std::isfinite(st.t_end))
+    throw InputError("--t-end " + FormatNumber(st.t_end) + ": must be finite");
+  if (!(st.h > 0.0) || adaptive_by_parameter) return;  // adaptive: h is only the first step
+  if (!std::isfinite(st.h))
+    throw InputError("--set h = " + FormatNumber(st.h) + ": must be finite");
+  const double count = std::ceil((st.t_end - st.t0) / st.h - 1e-9);
+  if (std::isfinite(count) && count >= 1.0 && count <= static_cast<double>(st.max_steps)) return;
+  throw InputError("--set h = " + FormatNumber(st.h) + " with t0 = " + FormatNumber(st.t0) +
+                   " and t_end = " + FormatNumber(st.t_end) + " gives " +
+                   FormatNumber(count + 0.0) +
+                   " fixed steps: the count must be at least 1 and at most max_steps (" +
+                   std::to_string(st.max_steps) + ")");
+}
+}  // namespace
+
 ResolvedRun ResolveRun(const RunSpec& spec) {
   ResolvedRun run;
   if (spec.model_file.empty()) FindProblem(spec.problem);  // an unknown problem is named first
@@ -137,6 +160,7 @@ ResolvedRun ResolveRun(const RunSpec& spec) {
     st.h = run.problem.h_default;
   for (const auto& [k, v] : spec.settings.values())
     if (k != "h" && k != "rtol" && k != "atol") run.method_parameters.Set(k, v);
+  CheckFixedStepCount(run);
   CheckSettingsUsed(spec, *run.entry, run.method_parameters, run.problem.warnings);
   // Combinations a method refuses at creation (e.g. step=adaptive with integrator=rk4) are bad
   // input too: creating the method once here lets them exit 2 before anything runs.

@@ -21,6 +21,13 @@ const char* ToString(RunStatus status) {
   return "failed";
 }
 
+long FixedStepCount(double t0, double t_end, double h) {
+  const double count = std::ceil((t_end - t0) / h - 1e-9);
+  // Out of range of long (or not finite): reported as -1, never an undefined cast.
+  if (!std::isfinite(count) || count > 9e18 || count < -9e18) return -1;
+  return static_cast<long>(count);
+}
+
 namespace {
 void Report(StepObserver& observer, const FixedStepState& s) {
   observer.OnStep({s.t, s.q, s.v, s.has_acceleration ? &s.a : nullptr,
@@ -70,17 +77,23 @@ RunOutcome FixedStepMethod::Run(const Problem& problem, const RunSettings& setti
   if (AdaptiveSteps())
     return RunVariable(*workspace, settings, h, state, observer, std::move(outcome));
 
-  // Steps so that t0 + N h >= t_end; the 1e-9 slack keeps N exact when h divides it.
-  const long steps = static_cast<long>(std::ceil((settings.t_end - settings.t0) / h - 1e-9));
-  if (steps > settings.max_steps) {
+  // Steps so that t0 + N h >= t_end; the 1e-9 slack keeps N exact when h divides it. The
+  // harness validates the count up front (ResolveRun); the guard here keeps a direct caller
+  // from an undefined cast.
+  const long steps = FixedStepCount(settings.t0, settings.t_end, h);
+  if (steps < 1 || steps > settings.max_steps) {
     outcome.status = RunStatus::kFailed;
     outcome.message = "h = " + FormatNumber(h) + " needs " + std::to_string(steps) +
                       " steps, more than max_steps (" + std::to_string(settings.max_steps) + ")";
     return outcome;
   }
   for (long k = 1; k <= steps; ++k) {
-    const StepStatus status = Step(*workspace, h, state, outcome.counters);
-    state.t = settings.t0 + static_cast<double>(k) * h;  // no accumulated rounding
+    // The last step is shortened to land exactly on t_end.
+    const double t_next = k == steps ? settings.t_end : settings.t0 + static_cast<double>(k) * h;
+    // Every other step is exactly h (not t_next - t, which differs from h by rounding).
+    const double step = k == steps ? settings.t_end - state.t : h;
+    const StepStatus status = Step(*workspace, step, state, outcome.counters);
+    state.t = t_next;  // no accumulated rounding
     ++outcome.counters.steps;
     if (!status.ok) {
       outcome.status = RunStatus::kFailed;

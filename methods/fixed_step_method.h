@@ -1,8 +1,8 @@
 // Base class for fixed-step methods: owns the step loop, counters, observer calls and the
 // checks for non-finite states, so a method implements only Begin (its workspace and the
 // initial acceleration) and Step (one step of size h). Runs take N = ceil((t_end - t0)/h)
-// equal steps; the harness interpolates the values at t_end when h does not divide the
-// horizon (docs/methods.md).
+// steps, N - 1 of size h and a last one shortened to land exactly on t_end (h > t_end - t0
+// is one step of t_end - t0).
 //
 // A method may opt in to variable steps (AdaptiveSteps() true): the loop then offers Step a
 // step size h (the run's h first, then the method's proposal), clamped so that the run lands
@@ -14,6 +14,10 @@
 #include "methods/method.h"
 
 namespace mbb {
+
+/// N = ceil((t_end - t0) / h) (the 1e-9 slack keeps N exact when h divides the horizon);
+/// -1 when the quotient is not finite or out of range of long.
+long FixedStepCount(double t0, double t_end, double h);
 
 /// The state a fixed-step method advances. a and lambda are valid if the flags say so.
 struct FixedStepState {

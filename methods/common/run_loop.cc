@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "methods/fixed_step_method.h"
 #include "problems/format.h"
 
 namespace mbb {
@@ -17,12 +18,12 @@ double LibraryRunLoop::NextTarget(double t) {
 }
 
 long LibraryRunLoop::FixedStepCount(double h) const {
-  return static_cast<long>(std::ceil((settings_.t_end - settings_.t0) / h - 1e-9));
+  return mbb::FixedStepCount(settings_.t0, settings_.t_end, h);
 }
 
 bool LibraryRunLoop::CheckFixedStepCount(double h) {
   const long steps = FixedStepCount(h);
-  if (steps <= settings_.max_steps) return true;
+  if (steps >= 1 && steps <= settings_.max_steps) return true;
   End(RunStatus::kFailed, "h = " + FormatNumber(h) + " needs " + std::to_string(steps) +
                               " steps, more than max_steps (" +
                               std::to_string(settings_.max_steps) + ")");

@@ -36,8 +36,8 @@ class LibraryRunLoop {
 
   /// Fixed steps of size h: false (run failed) if they would exceed max_steps.
   bool CheckFixedStepCount(double h);
-  /// Number of fixed steps of size h from t0 to t_end (the last may pass t_end, as in
-  /// FixedStepMethod; the 1e-9 slack keeps the count exact when h divides the horizon).
+  /// Number of fixed steps of size h from t0 to t_end (the last one shortened to land on
+  /// t_end, as in FixedStepMethod; -1 when out of range).
   long FixedStepCount(double h) const;
 
   /// Reports the initial state (sample.t = t0).

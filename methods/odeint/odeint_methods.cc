@@ -68,11 +68,15 @@ class OdeintMethod final : public Method {
     odeint::runge_kutta_dopri5<State> dopri5;
     double t = settings.t0;
     for (long k = 1; k <= steps; ++k) {
+      // The last step is shortened to land exactly on t_end.
+      const double t_next = k == steps ? settings.t_end : settings.t0 + static_cast<double>(k) * h;
+      // Every other step is exactly h (not t_next - t, which differs from h by rounding).
+      const double step = k == steps ? settings.t_end - t : h;
       if (scheme_ == Scheme::kRk4)
-        rk4.do_step(system, y, t, h);
+        rk4.do_step(system, y, t, step);
       else
-        dopri5.do_step(system, y, t, h);
-      t = settings.t0 + static_cast<double>(k) * h;  // no accumulated rounding
+        dopri5.do_step(system, y, t, step);
+      t = t_next;  // no accumulated rounding
       ++counters.steps;
       if (!rhs_ok) return loop.FailStep(t, "singular reduced mass matrix");
       if (!ode.Project(t, y.data()))

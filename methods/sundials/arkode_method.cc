@@ -100,8 +100,12 @@ class ArkodeMethod final : public Method {
     double t = settings.t0;
     while (loop.Continues(t)) {
       const double target = loop.NextTarget(t);
-      if ((settings.h <= 0.0 && !check(ARKStepSetStopTime(mem, target), "ARKStepSetStopTime")) ||
-          !check(ARKStepEvolve(mem, target, y, &t, ARK_ONE_STEP), "ARKStepEvolve")) {
+      // A stop time in fixed-step mode too: ARKODE then shortens the last step to land on
+      // t_end instead of stepping past it.
+      const double stop = settings.h > 0.0 ? settings.t_end : target;
+      if (!check(ARKStepSetStopTime(mem, stop), "ARKStepSetStopTime") ||
+          !check(ARKStepEvolve(mem, settings.h > 0.0 ? stop : target, y, &t, ARK_ONE_STEP),
+                 "ARKStepEvolve")) {
         loop.FailStep(t, error);
         break;
       }

@@ -1,0 +1,98 @@
+// Step-count validation and divergence detection (docs/divergence.md): each case is a defect
+// that reproduced before the change (an ok run with 0 or a negative number of steps, a run
+// stepping past t_end, a diverged run reported ok or failed with a solver-internal reason).
+// The stiff pendulum runs are those of paper 001, section 3 (eqs. 11, 18, 26): Fox-Goodwin
+// is stable to h = 0.78 on its tangent form and the trapezoidal rule at h = 6.
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "harness/runner.h"
+#include "problems/parameters.h"
+
+namespace mbb {
+namespace {
+
+RunSpec Spec(const std::string& method, std::map<std::string, std::string> problem_params,
+             std::map<std::string, std::string> settings, double t_end) {
+  RunSpec spec;
+  spec.problem = "stiff_pendulum";
+  spec.problem_parameters = ParameterSet(std::move(problem_params));
+  spec.method = method;
+  spec.settings = ParameterSet(std::move(settings));
+  spec.t_end = t_end;
+  spec.repeats = 0;
+  return spec;
+}
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST_CASE("fixed step counts out of range are bad input", "[divergence]") {
+  const std::map<std::string, std::string> minimal{{"form", "minimal"}};
+  // h = 1e300: the count was 0 (ok, 0 steps, final time 0).
+  CHECK_THROWS_AS(ResolveRun(Spec("odeint-rk4", minimal, {{"h", "1e300"}}, 0.0)), InputError);
+  CHECK_THROWS_AS(ResolveRun(Spec("newmark-minimal", minimal, {{"h", "1e300"}}, 0.0)), InputError);
+  // h = 1e-300 and t_end = 1e300: the cast to long was undefined and negative.
+  CHECK_THROWS_AS(ResolveRun(Spec("odeint-rk4", minimal, {{"h", "1e-300"}}, 0.0)), InputError);
+  CHECK_THROWS_AS(ResolveRun(Spec("odeint-rk4", minimal, {{"h", "0.01"}}, 1e300)), InputError);
+  try {
+    ResolveRun(Spec("odeint-rk4", minimal, {{"h", "1e-300"}}, 0.0));
+  } catch (const InputError& e) {
+    CHECK(Contains(e.what(), "h = 1e-300"));
+    CHECK(Contains(e.what(), "max_steps"));
+  }
+}
+
+TEST_CASE("h larger than the horizon lands exactly on t_end", "[divergence]") {
+  // One step of t_end - t0 = 0.1: the final state is at 0.1, not at t0 + h = 1.
+  for (const char* method : {"odeint-rk4", "newmark-minimal", "arkode-erk"}) {
+    const RunRecord r = Execute(Spec(method, {{"form", "minimal"}}, {{"h", "1"}}, 0.1));
+    INFO(method << ": " << r.message);
+    CHECK(r.status == RunStatus::kOk);
+    CHECK(r.final_t == 0.1);
+  }
+}
+
+TEST_CASE("diverged runs are unstable and say when and what grew", "[divergence]") {
+  // Explicit RK4 on the minimal stiff pendulum far beyond its stability limit (h = 3).
+  const RunRecord rk4 = Execute(Spec("odeint-rk4", {{"form", "minimal"}}, {{"h", "3"}}, 30.0));
+  INFO(rk4.message);
+  CHECK(rk4.status == RunStatus::kUnstable);
+  CHECK(Contains(rk4.message, "diverged at t = "));
+  CHECK(Contains(rk4.message, "energy balance"));
+  // Classical Fox-Goodwin on the index-3 form at h = 0.6 must fail (paper 001, eq. 26).
+  const RunRecord fg =
+      Execute(Spec("newmark-index3", {}, {{"scheme", "fox-goodwin"}, {"h", "0.6"}}, 0.0));
+  INFO(fg.message);
+  CHECK(fg.status == RunStatus::kUnstable);
+  CHECK(Contains(fg.message, "diverged at t = "));
+}
+
+TEST_CASE("the stable runs of the paper-001 stability table stay ok", "[divergence]") {
+  const RunRecord fg =
+      Execute(Spec("tangent-newmark", {}, {{"scheme", "fox-goodwin"}, {"h", "0.78"}}, 0.0));
+  INFO(fg.message);
+  CHECK(fg.status == RunStatus::kOk);
+  CHECK_FALSE(fg.drift_warning);
+  const RunRecord tr = Execute(Spec("tangent-newmark", {}, {{"h", "6"}}, 0.0));
+  INFO(tr.message);
+  CHECK(tr.status == RunStatus::kOk);
+  CHECK_FALSE(tr.drift_warning);
+}
+
+TEST_CASE("a finished run drifting beyond 10 % carries a warning", "[divergence]") {
+  // RK4 at h = 1.2 on the minimal stiff pendulum: energy drift 1.2 of the energy scale over
+  // 10 s, below the stop criterion (10 x) but far above the warning threshold (0.1).
+  const RunRecord r = Execute(Spec("odeint-rk4", {{"form", "minimal"}}, {{"h", "1.2"}}, 10.0));
+  REQUIRE(r.status == RunStatus::kOk);
+  CHECK(r.drift_warning);
+  REQUIRE_FALSE(r.warnings.empty());
+  CHECK(Contains(r.warnings.back(), "energy drift"));
+  // The accurate run has none.
+  const RunRecord fine = Execute(Spec("odeint-rk4", {{"form", "minimal"}}, {{"h", "0.01"}}, 10.0));
+  CHECK_FALSE(fine.drift_warning);
+}
+
+}  // namespace
+}  // namespace mbb
