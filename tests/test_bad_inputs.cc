@@ -181,6 +181,7 @@ TEST_CASE("every bad input in the table gives its exit code and names what is wr
       {run({"--param", "g=1e999"}), 2, "'g'"},
       {run({"--param", "g=1/0"}), 2, "'g'"},
       {{"run", "-p", "n_four_bar", "-m", "ida", "--param", "N=1e9"}, 2, "parameter 'N'"},
+      {{"run", "-p", "planar_pendulum", "-m", "ida", "--set", "max_order=2.5"}, 2, "max_order"},
       {{"run", "-p", "n_four_bar", "-m", "ida", "--param", "N=0"}, 2, "parameter 'N'"},
       {{"run", "-p", "n_four_bar", "-m", "ida", "--param", "N=2.5"}, 2, "whole number"},
       {{"run", "-p", "n_four_bar", "-m", "ida", "--param", "N=1e999"}, 2, "'N'"},

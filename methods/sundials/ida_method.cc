@@ -240,7 +240,7 @@ std::vector<MethodEntry> IdaMethodEntries() {
            false,
            true,
            {{"formulation", "index2", "DAE form", {"index1", "index2", "index3"}},
-            {"max_order", "5", "maximum BDF order (1..5)", {}},
+            {"max_order", "5", "maximum BDF order (1..5)", {}, 1, 5, true},
             {"multiplier_atol", "1", "relative weight of the multipliers in Newton's test", {}}},
            [](const ParameterSet& p) { return std::make_unique<IdaMethod>(p); },
            nullptr,
