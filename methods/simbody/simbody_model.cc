@@ -35,6 +35,7 @@
 
 #include "problems/body_motion.h"
 #include "problems/model/formulation.h"
+#include "problems/model/model_compiler.h"  // JointKindName
 
 namespace mbb {
 namespace {
@@ -53,30 +54,6 @@ SimTK::Rotation ToRotation(const Eigen::Matrix3d& r) {
 
 SimTK::Transform PoseOf(const BodyMotion& b) {
   return SimTK::Transform(ToRotation(b.orientation.toRotationMatrix()), ToVec3(b.position));
-}
-
-std::string KindName(JointKind kind) {
-  switch (kind) {
-    case JointKind::kRevolute:
-      return "revolute";
-    case JointKind::kPrismatic:
-      return "prismatic";
-    case JointKind::kSpherical:
-      return "spherical";
-    case JointKind::kUniversal:
-      return "universal";
-    case JointKind::kCylindrical:
-      return "cylindrical";
-    case JointKind::kPlanar:
-      return "planar";
-    case JointKind::kFixed:
-      return "fixed";
-    case JointKind::kDistance:
-      return "distance";
-    case JointKind::kPointOnLine:
-      return "point-on-line";
-  }
-  return "?";
 }
 
 bool HasMobilizer(JointKind kind) {
@@ -311,7 +288,7 @@ class Builder {
         data_.mobods[b] = SimTK::MobilizedBody::Weld(p, x_pf, body, x_bm);
         break;
       default:
-        return "joint '" + jd.name + "' (" + KindName(jd.kind) + ") has no mobilizer";
+        return "joint '" + jd.name + "' (" + JointKindName(jd.kind) + ") has no mobilizer";
     }
     data_.mobilizer_parent[b] = parent;
     data_.x_pf[b] = x_pf;
@@ -325,7 +302,7 @@ class Builder {
     SimTK::MobilizedBody& a = Mobod(ia);
     SimTK::MobilizedBody& b = Mobod(ib);
     const SimTK::Vec3 sa = ToVec3(jd.point_a), sb = ToVec3(jd.point_b);
-    const std::string what = "joint '" + jd.name + "' (" + KindName(jd.kind) + ")";
+    const std::string what = "joint '" + jd.name + "' (" + JointKindName(jd.kind) + ")";
     const bool point_mass = PointMass(ia) || PointMass(ib);
     V3 ua = jd.axis_a.norm() > 0.0 ? V3(jd.axis_a.normalized()) : V3(V3::UnitZ());
     const V3 hb = jd.axis_b.norm() > 0.0 ? V3(jd.axis_b.normalized()) : V3(V3::UnitZ());
