@@ -370,8 +370,7 @@ json ParseRejectingDuplicates(const std::string& text, const std::string& path) 
   } catch (const json::exception& e) {
     // parse_error, and out_of_range for a number that overflows a double (1e999).
     throw InputError("model file " + path + ": not valid JSON" +
-                     (last_key.empty() ? "" : " (after key '" + last_key + "')") + ": " +
-                     e.what());
+                     (last_key.empty() ? "" : " (after key '" + last_key + "')") + ": " + e.what());
   }
   if (!duplicate.empty())
     throw InputError("model file " + path + ": duplicate key '" + duplicate +

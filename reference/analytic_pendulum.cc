@@ -267,8 +267,8 @@ std::optional<Reference> PendulumReference(const Problem& problem) {
     CoordinatesFromBodies(*structure, bodies, out, v);
   };
   // Velocities, for outputs that read v (the four-bar chains' B0_vx, B0_vy).
-  ref.evaluate_velocity = [structure = problem.structure, group = *group, motion = *motion,
-                           bodies, q](double t, Vector& out) mutable {
+  ref.evaluate_velocity = [structure = problem.structure, group = *group, motion = *motion, bodies,
+                           q](double t, Vector& out) mutable {
     GroupMotion(group, motion.Theta(t) - motion.theta0, motion.Rate(t), bodies);
     CoordinatesFromBodies(*structure, bodies, q, out);
   };

@@ -3,7 +3,7 @@
 // cut joints Simbody constraints, the force elements Simbody forces; the initial state comes
 // from the problem's (q0, v0) and every state maps back to the problem's (q, v) through the
 // body coordinate blocks (problems/body_motion.h). Include only from -UNDEBUG translation
-// units (TOOLCHAIN.md trap 1).
+// units (docs/toolchain.md, trap 1).
 #pragma once
 
 #include <Simbody.h>
