@@ -8,20 +8,16 @@
 
 #include "harness/runner.h"
 #include "problems/parameters.h"
+#include "tests/run_spec.h"
 
 namespace mbb {
 namespace {
 
+// Every run here is on the stiff pendulum.
 RunSpec Spec(const std::string& method, std::map<std::string, std::string> problem_params,
              std::map<std::string, std::string> settings, double t_end) {
-  RunSpec spec;
-  spec.problem = "stiff_pendulum";
-  spec.problem_parameters = ParameterSet(std::move(problem_params));
-  spec.method = method;
-  spec.settings = ParameterSet(std::move(settings));
-  spec.t_end = t_end;
-  spec.repeats = 0;
-  return spec;
+  return ::mbb::Spec("stiff_pendulum", method, std::move(problem_params), std::move(settings),
+                     t_end);
 }
 
 bool Contains(const std::string& text, const std::string& part) {

@@ -7,22 +7,10 @@
 
 #include "harness/runner.h"
 #include "harness/stability.h"
+#include "tests/run_spec.h"
 
 namespace mbb {
 namespace {
-
-RunSpec Spec(const std::string& problem, const std::string& method,
-             std::map<std::string, std::string> problem_params,
-             std::map<std::string, std::string> settings, double t_end) {
-  RunSpec spec;
-  spec.problem = problem;
-  spec.problem_parameters = ParameterSet(std::move(problem_params));
-  spec.method = method;
-  spec.settings = ParameterSet(std::move(settings));
-  spec.t_end = t_end;
-  spec.repeats = 0;
-  return spec;
-}
 
 // Final theta of the stiff pendulum (minimal form, released from theta0 = 1 rad so the
 // motion is nonlinear) after 4 s.
