@@ -16,10 +16,10 @@
 #include <CLI/CLI.hpp>
 #include <cmath>
 
+#include "harness/check_command.h"
 #include "harness/file_names.h"
 #include "harness/json_io.h"
 #include "harness/reference_maker.h"
-#include "harness/regression.h"
 #include "harness/report.h"
 #include "harness/runner.h"
 #include "harness/stability.h"
@@ -494,145 +494,6 @@ int CmdSweep(const std::string& file, const std::string& jobs_text, const std::s
   return RunBatch(items, dir, name, jobs, !force, ShowProgress(progress));
 }
 
-// The run a baseline records, as a spec: its problem, parameters, method and settings.
-RunSpec BaselineSpec(const BaselineValues& baseline) {
-  RunSpec spec;
-  spec.problem = baseline.problem;
-  spec.problem_parameters = ParameterSet(baseline.problem_parameters);
-  spec.method = baseline.method;
-  spec.settings = ParameterSet(baseline.method_parameters);
-  if (baseline.h) spec.settings.Set("h", Fmt("%.17g", *baseline.h));
-  if (baseline.rtol) spec.settings.Set("rtol", Fmt("%.17g", *baseline.rtol));
-  if (baseline.atol) spec.settings.Set("atol", Fmt("%.17g", *baseline.atol));
-  spec.t_end = baseline.t_end;
-  spec.repeats = 0;  // the check reports timings nowhere: it never judges them
-  return spec;
-}
-
-struct CheckOptions {
-  std::string baseline_dir, against, jobs, reason;
-  bool update = false, strict_configuration = false;
-};
-
-// What the check concluded for one baseline file.
-struct CheckOutcome {
-  enum class Kind { kUnchanged, kChanged, kConfiguration, kMissing } kind = Kind::kUnchanged;
-  std::vector<std::string> lines;
-};
-
-CheckOutcome CheckOne(const std::string& file, const CheckOptions& o) {
-  CheckOutcome outcome;
-  const BaselineValues baseline = ReadBaselineValues(file);
-  BaselineValues current;
-  if (!o.against.empty()) {
-    const std::string other = o.against + "/" + baseline.file;
-    if (!fs::exists(other)) {
-      outcome.kind = CheckOutcome::Kind::kMissing;
-      return outcome;
-    }
-    current = ReadBaselineValues(other);
-  } else {
-    RunRecord record = Execute(BaselineSpec(baseline));
-    if (o.update) {
-      WriteFileAtomically(file, RunRecordToJson(record));
-      return outcome;
-    }
-    current = BaselineValuesOf(record);
-  }
-  const auto differences = ConfigurationDifferences(baseline, current);
-  if (!differences.empty()) {
-    outcome.kind = CheckOutcome::Kind::kConfiguration;
-    outcome.lines = differences;
-    return outcome;
-  }
-  for (const auto& f : CompareWithBaseline(baseline, current)) outcome.lines.push_back(f.what);
-  if (!outcome.lines.empty()) outcome.kind = CheckOutcome::Kind::kChanged;
-  return outcome;
-}
-
-// Reruns (or reads from --against) every baseline result and reports what changed beyond
-// the tolerances of harness/regression.h, a line per baseline as it finishes. Exit 1 if
-// anything changed (a configuration difference too with --strict-configuration). --update
-// rewrites the baselines from reruns and records the reason in the baseline index.
-int CmdCheck(const CheckOptions& o) {
-  const std::string& baseline_dir = o.baseline_dir;
-  if (!fs::is_directory(baseline_dir))
-    throw InputError("--baseline " + baseline_dir + ": not a directory");
-  if (!o.against.empty() && !fs::is_directory(o.against))
-    throw InputError("--against " + o.against + ": not a directory");
-  if (o.update && !o.against.empty()) throw InputError("check: --update reruns; drop --against");
-  if (o.update && o.reason.empty())
-    throw InputError("check --update: say why with --reason TEXT (kept in the baseline index)");
-  const int jobs = o.jobs.empty() ? 1 : Count(o.jobs, "--jobs", 1, kMaxJobs);
-  std::vector<std::string> files;
-  for (const auto& e : fs::directory_iterator(baseline_dir))
-    if (e.path().extension() == ".json" && e.path().filename() != "index.json")
-      files.push_back(e.path().string());
-  std::sort(files.begin(), files.end());
-  if (files.empty()) throw InputError("--baseline " + baseline_dir + ": no result files");
-  for (const auto& file : files) ReadBaselineValues(file);  // a malformed baseline: exit 2 now
-
-  std::vector<CheckOutcome> outcomes(files.size());
-  std::atomic<size_t> next{0};
-  std::atomic<int> done{0};
-  std::mutex print_mutex;
-  const auto start = std::chrono::steady_clock::now();
-  auto worker = [&] {
-    for (size_t i = next++; i < files.size(); i = next++) {
-      const auto t0 = std::chrono::steady_clock::now();
-      outcomes[i] = CheckOne(files[i], o);
-      const auto now = std::chrono::steady_clock::now();
-      static const char* kWords[] = {"unchanged", "CHANGED", "different configuration",
-                                     "missing in --against"};
-      std::lock_guard<std::mutex> lock(print_mutex);
-      std::printf("[%d/%zu %6.1fs] %-50s %s (%.1f s)\n", ++done, files.size(),
-                  std::chrono::duration<double>(now - start).count(),
-                  fs::path(files[i]).filename().c_str(),
-                  o.update ? "updated" : kWords[static_cast<int>(outcomes[i].kind)],
-                  std::chrono::duration<double>(now - t0).count());
-      for (const auto& line : outcomes[i].lines) std::printf("    %s\n", line.c_str());
-      std::fflush(stdout);  // a line per baseline as it finishes, also into a file or pipe
-    }
-  };
-  std::vector<std::thread> threads;
-  for (int k = 0; k < jobs; ++k) threads.emplace_back(worker);
-  for (auto& t : threads) t.join();
-
-  if (o.update) {
-    std::vector<IndexEntry> index;
-    for (const auto& file : files) {
-      const BaselineValues b = ReadBaselineValues(file);
-      index.push_back({b.file, b.problem, b.method, "", b.status, o.reason});
-    }
-    WriteFileAtomically(baseline_dir + "/index.json", IndexToJson("baselines: " + o.reason, index));
-    std::printf("%zu baselines updated (reason recorded in %s/index.json)\n", files.size(),
-                baseline_dir.c_str());
-    return kExitOk;
-  }
-  int changed = 0, configuration = 0, missing = 0;
-  for (const auto& outcome : outcomes) {
-    changed += outcome.kind == CheckOutcome::Kind::kChanged;
-    configuration += outcome.kind == CheckOutcome::Kind::kConfiguration;
-    missing += outcome.kind == CheckOutcome::Kind::kMissing;
-  }
-  if (!o.against.empty()) {  // results in --against that no baseline covers
-    std::vector<std::string> extra;
-    for (const auto& e : fs::directory_iterator(o.against))
-      if (e.path().extension() == ".json" && e.path().filename() != "index.json" &&
-          !fs::exists(fs::path(baseline_dir) / e.path().filename()))
-        extra.push_back(e.path().filename().string());
-    std::sort(extra.begin(), extra.end());
-    for (const auto& name : extra) std::printf("not in the baselines: %s\n", name.c_str());
-  }
-  std::printf(
-      "%zu baselines: %d changed, %d with a different configuration%s, %d missing in "
-      "--against\n",
-      files.size(), changed, configuration,
-      o.strict_configuration ? " (counted as changes)" : " (not compared)", missing);
-  const bool failed = changed > 0 || (o.strict_configuration && configuration > 0);
-  return failed ? kExitRunsFailed : kExitOk;
-}
-
 // Runs the figure recipes of one paper (or all) from the source tree, with MBBENCH pointing
 // at this executable. The recipes are scripts: each states what it regenerates.
 int CmdFigures(const std::string& paper) {
@@ -759,13 +620,14 @@ int RunCli(const std::vector<std::string>& argv) {
                   "progress lines on stderr even when it is not a terminal (at most one per 2 s)");
 
   CheckOptions check_options;
+  std::string check_jobs;
   CLI::App* check = app.add_subcommand(
       "check", "rerun (or read from --against) every baseline result and compare");
   check->add_option("--baseline", check_options.baseline_dir, "baseline directory")->required();
   check->add_option("--against", check_options.against,
                     "compare the results in this directory instead of rerunning (the files "
                     "both have)");
-  check->add_option("--jobs", check_options.jobs, "baselines rerun in parallel (default 1)")
+  check->add_option("--jobs", check_jobs, "baselines rerun in parallel (default 1)")
       ->type_name("N");
   check->add_flag("--update", check_options.update,
                   "rerun every baseline and overwrite it with the new result");
@@ -824,7 +686,10 @@ int RunCli(const std::vector<std::string>& argv) {
     }
     if (sweep->parsed())
       return CmdSweep(sweep_file, sweep_jobs, shard, sweep_out, force, max_runs, sweep_progress);
-    if (check->parsed()) return CmdCheck(check_options);
+    if (check->parsed()) {
+      if (!check_jobs.empty()) check_options.jobs = Count(check_jobs, "--jobs", 1, kMaxJobs);
+      return RunCheck(check_options);
+    }
     if (figures->parsed()) return CmdFigures(paper);
     if (report->parsed()) return CmdReport(report_dir);
     if (reference->parsed()) return CmdReference(reference_options, samples);

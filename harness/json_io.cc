@@ -178,7 +178,10 @@ std::string StabilityRecordToJson(const StabilityRecord& s) {
   j["context"] = ContextJson();
   j["problem"] = ProblemJson(s.base);
   j["method"] = MethodJson(s.base);
-  j["settings"] = {{"t_end", s.base.t_end}, {"relative_precision", s.relative_precision}};
+  j["settings"] = {{"t_end", s.base.t_end},
+                   {"relative_precision", s.relative_precision},
+                   {"h_min", s.h_min},
+                   {"h_max", s.h_max}};
   j["h_max_stable"] = Optional(s.h_max_stable);
   j["h_min_unstable"] = Optional(s.h_min_unstable);
   j["criterion"] = {{"name", s.criterion},
@@ -474,7 +477,66 @@ BaselineValues ParseBaselineValues(const json& j, const std::string& where) {
   }
 }
 
+StabilityBaselineValues ParseStabilityBaselineValues(const json& j, const std::string& where) {
+  try {
+    if (j.value("schema", "") != kStabilitySchema)
+      throw InputError(where + ": not a " + std::string(kStabilitySchema) + " document");
+    StabilityBaselineValues b;
+    b.problem = j.at("problem").at("id").get<std::string>();
+    b.problem_parameters =
+        j.at("problem").at("parameters").get<std::map<std::string, std::string>>();
+    b.method = j.at("method").at("id").get<std::string>();
+    b.method_parameters = j.at("method").at("parameters").get<std::map<std::string, std::string>>();
+    const json& st = j.at("settings");
+    b.t_end = st.at("t_end").get<double>();
+    b.relative_precision = st.at("relative_precision").get<double>();
+    // Documents written before the bracket was recorded: the first trial is h_min and the
+    // default h_max was 1000 h_min.
+    const json& trials = j.at("trials");
+    b.h_min = st.contains("h_min") ? st["h_min"].get<double>() : trials.at(0).at("h").get<double>();
+    b.h_max = st.contains("h_max") ? st["h_max"].get<double>() : 1000.0 * b.h_min;
+    const json& criterion = j.at("criterion");
+    b.criterion = criterion.at("name").get<std::string>();
+    const json& parameters = criterion.at("parameters");
+    b.factor = parameters.value("factor", 0.0);
+    b.bound = parameters.value("bound", 0.0);
+    b.h_max_stable = OptionalNumber(j.at("h_max_stable"));
+    b.h_min_unstable = OptionalNumber(j.at("h_min_unstable"));
+    return b;
+  } catch (const json::exception& e) {
+    throw InputError(where + ": malformed stability document: " + e.what());
+  }
+}
+
+json ParseJsonFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path + ": cannot open");
+  try {
+    return json::parse(in);
+  } catch (const json::exception& e) {
+    throw InputError(path + ": malformed JSON: " + e.what());
+  }
+}
+
 }  // namespace
+
+std::string ReadDocumentSchema(const std::string& path) {
+  const json j = ParseJsonFile(path);
+  return j.is_object() && j.contains("schema") && j["schema"].is_string()
+             ? j["schema"].get<std::string>()
+             : "";
+}
+
+StabilityBaselineValues ReadStabilityBaselineValues(const std::string& path) {
+  StabilityBaselineValues b = ParseStabilityBaselineValues(ParseJsonFile(path), path);
+  b.file = path.substr(path.find_last_of('/') + 1);
+  return b;
+}
+
+StabilityBaselineValues StabilityBaselineValuesOf(const StabilityRecord& record) {
+  return ParseStabilityBaselineValues(json::parse(StabilityRecordToJson(record)),
+                                      record.base.problem_id);
+}
 
 BaselineValues ReadBaselineValues(const std::string& path) {
   std::ifstream in(path);

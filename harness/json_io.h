@@ -69,6 +69,12 @@ void WriteReferenceEntry(const std::string& path, const TabulatedReference& entr
 struct BaselineValues;
 BaselineValues ReadBaselineValues(const std::string& path);
 BaselineValues BaselineValuesOf(const RunRecord& record);
+struct StabilityBaselineValues;
+StabilityBaselineValues ReadStabilityBaselineValues(const std::string& path);
+StabilityBaselineValues StabilityBaselineValuesOf(const StabilityRecord& record);
+/// The "schema" of a JSON document (empty if it has none); InputError naming the file if it
+/// cannot be read or parsed.
+std::string ReadDocumentSchema(const std::string& path);
 
 /// What a report shows of one result document.
 struct ResultSummary {

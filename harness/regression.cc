@@ -111,4 +111,49 @@ std::vector<std::string> ConfigurationDifferences(const BaselineValues& b,
   return out;
 }
 
+std::vector<RegressionFinding> CompareStabilityLimits(const StabilityBaselineValues& b,
+                                                      const StabilityBaselineValues& c) {
+  std::vector<RegressionFinding> out;
+  const double relative = 2.0 * b.relative_precision;
+  auto compare = [&](const char* key, const std::optional<double>& old_value,
+                     const std::optional<double>& new_value) {
+    if (!old_value && !new_value) return;
+    if (!old_value || !new_value) {
+      out.push_back({b.file, std::string(key) + ": baseline " + Optional(old_value) + ", now " +
+                                 Optional(new_value)});
+      return;
+    }
+    const double tolerance = relative * *old_value;
+    if (!(std::abs(*new_value - *old_value) <= tolerance))
+      out.push_back({b.file, Band(key, *old_value, *new_value, tolerance)});
+  };
+  compare("h_max_stable", b.h_max_stable, c.h_max_stable);
+  compare("h_min_unstable", b.h_min_unstable, c.h_min_unstable);
+  return out;
+}
+
+std::vector<std::string> StabilityConfigurationDifferences(const StabilityBaselineValues& b,
+                                                           const StabilityBaselineValues& c) {
+  std::vector<std::string> out;
+  if (b.problem != c.problem)
+    out.push_back("problem: baseline " + b.problem + ", now " + c.problem);
+  if (b.method != c.method) out.push_back("method: baseline " + b.method + ", now " + c.method);
+  if (b.criterion != c.criterion)
+    out.push_back("criterion: baseline " + b.criterion + ", now " + c.criterion);
+  CompareMaps("problem.parameters.", b.problem_parameters, c.problem_parameters, out);
+  CompareMaps("method.parameters.", b.method_parameters, c.method_parameters, out);
+  const std::pair<const char*, std::pair<double, double>> settings[] = {
+      {"settings.t_end", {b.t_end, c.t_end}},
+      {"settings.h_min", {b.h_min, c.h_min}},
+      {"settings.h_max", {b.h_max, c.h_max}},
+      {"settings.relative_precision", {b.relative_precision, c.relative_precision}},
+      {"criterion.parameters.factor", {b.factor, c.factor}},
+      {"criterion.parameters.bound", {b.bound, c.bound}}};
+  for (const auto& [key, values] : settings)
+    if (values.first != values.second)
+      out.push_back(std::string(key) + ": baseline " + Optional(values.first) + ", now " +
+                    Optional(values.second));
+  return out;
+}
+
 }  // namespace mbb

@@ -12,6 +12,11 @@
 //   energy drift,
 //   constraint residuals   not more than 10 x the baseline + 1e-12: a real regression moves
 //                          these by orders of magnitude, round-off does not.
+// A stability baseline (`mbbench.stability/1`, a limit found by `mbbench stability`) is
+// rerun with its own bracket, criterion and precision; the limits h_max_stable and
+// h_min_unstable must agree within 2 x the relative precision of the bisection (a trial
+// near the limit classified differently on another machine moves the final bracket by at
+// most its own width; twice that leaves room for both ends), and a null limit must stay null.
 #pragma once
 
 #include <string>
@@ -50,5 +55,24 @@ std::vector<RegressionFinding> CompareWithBaseline(const BaselineValues& baselin
 /// `mbbench check` reports such a pair as a configuration difference, not a regression.
 std::vector<std::string> ConfigurationDifferences(const BaselineValues& baseline,
                                                   const BaselineValues& current);
+
+/// What a stability baseline records: the search's inputs and the limits it found.
+struct StabilityBaselineValues {
+  std::string file;
+  std::string problem, method;
+  std::map<std::string, std::string> problem_parameters, method_parameters;
+  double t_end = 0.0, h_min = 0.0, h_max = 0.0, relative_precision = 0.0;
+  std::string criterion;
+  double factor = 0.0, bound = 0.0;  // the criterion's parameters (0: not used)
+  std::optional<double> h_max_stable, h_min_unstable;
+};
+
+/// Compares a rerun stability search with its baseline (tolerance in the header comment).
+std::vector<RegressionFinding> CompareStabilityLimits(const StabilityBaselineValues& baseline,
+                                                      const StabilityBaselineValues& current);
+
+/// As ConfigurationDifferences, for the inputs of a stability search.
+std::vector<std::string> StabilityConfigurationDifferences(const StabilityBaselineValues& baseline,
+                                                           const StabilityBaselineValues& current);
 
 }  // namespace mbb

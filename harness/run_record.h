@@ -106,6 +106,7 @@ struct StabilityTrial {
 struct StabilityRecord {
   RunRecord base;  // problem, method, settings of the search (no metrics)
   std::optional<double> h_max_stable, h_min_unstable;
+  double h_min = 0.0, h_max = 0.0;  // the search bracket (`mbbench check` reruns it)
   double relative_precision = 0.0;
   std::string criterion;  // growth | finite | bound
   std::map<std::string, double> criterion_parameters;

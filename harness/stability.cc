@@ -57,6 +57,8 @@ StabilityRecord SearchStabilityLimit(const RunSpec& spec, const StabilityOptions
   const double h_min = options.h_min > 0.0 ? options.h_min : run.problem.h_default;
   const double h_max = options.h_max > 0.0 ? options.h_max : 1000.0 * h_min;
   if (!(h_max > h_min)) throw InputError("stability: --h-max must be greater than --h-min");
+  record.h_min = h_min;
+  record.h_max = h_max;
   if (!(options.relative_precision > 0.0)) throw InputError("stability: precision must be > 0");
 
   StabilityBand band;

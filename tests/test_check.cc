@@ -1,7 +1,8 @@
 // The regression check (`mbbench check`): a perturbed result is a change with its tolerance
 // and ratio, a run with other settings is a configuration difference (not a regression
 // unless asked), --against compares the files both sides have, and --update followed by a
-// check passes.
+// check passes. Stability baselines are rerun and compared within the search's precision;
+// paper claims are judged on the new documents.
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -9,6 +10,7 @@
 
 #include "harness/cli.h"
 #include "harness/json_io.h"
+#include "harness/paper_claims.h"
 #include "harness/regression.h"
 #include "tests/scratch_directory.h"
 
@@ -87,6 +89,104 @@ TEST_CASE("check --update rewrites the baselines with a reason; a check then pas
   REQUIRE(index.at("runs").size() == 2);
   CHECK(index.at("runs")[0].at("message") == "test of the update");
   CHECK(RunCli({"check", "--baseline", baselines.string()}) == 0);
+}
+
+TEST_CASE("a stability limit may move by twice the search's precision, no more", "[check]") {
+  StabilityBaselineValues b;
+  b.file = "s.stability.json";
+  b.relative_precision = 1e-3;
+  b.h_max_stable = 0.78;
+  b.h_min_unstable = 0.781;
+  StabilityBaselineValues c = b;
+  c.h_max_stable = 0.78 * (1 + 1.9e-3);  // within 2 x 1e-3
+  CHECK(CompareStabilityLimits(b, c).empty());
+  c.h_max_stable = 0.78 * (1 + 2.1e-3);
+  const auto findings = CompareStabilityLimits(b, c);
+  REQUIRE(findings.size() == 1);
+  CHECK_THAT(findings[0].what, Catch::Contains("h_max_stable") && Catch::Contains("ratio 1.05"));
+  c = b;
+  c.h_min_unstable.reset();  // became stable over the whole bracket
+  REQUIRE(CompareStabilityLimits(b, c).size() == 1);
+  c = b;
+  c.h_min = 0.2;
+  REQUIRE(StabilityConfigurationDifferences(b, c).size() == 1);
+}
+
+TEST_CASE("paper claims: each relation holds or fails on the document", "[check]") {
+  const std::string doc =
+      R"({"status": "failed", "h_max_stable": null, "metrics": {"error": {"x": 2e-7}}})";
+  PaperClaim c;
+  c.id = "c";
+  c.key = "metrics.error.x";
+  c.relation = "at_most";
+  c.number = 2.28e-6;
+  CHECK(JudgeClaim(c, doc).holds);
+  c.number = 1e-7;
+  CHECK_FALSE(JudgeClaim(c, doc).holds);
+  c.relation = "within";
+  c.relative_tolerance = 0.01;
+  c.number = 2.01e-7;  // 0.5 % away
+  CHECK(JudgeClaim(c, doc).holds);
+  c.number = 2.1e-7;  // 4.8 % away
+  CHECK_FALSE(JudgeClaim(c, doc).holds);
+  c.relation = "at_least";
+  CHECK_FALSE(JudgeClaim(c, doc).holds);
+  c.key = "metrics.error.missing";
+  CHECK_THAT(JudgeClaim(c, doc).line, Catch::Contains("missing"));
+  CHECK_FALSE(JudgeClaim(c, doc).holds);
+  PaperClaim status;
+  status.key = "status";
+  status.relation = "equals";
+  status.text = "failed";
+  CHECK(JudgeClaim(status, doc).holds);
+  status.text = "ok";
+  CHECK_FALSE(JudgeClaim(status, doc).holds);
+  PaperClaim none;
+  none.key = "h_max_stable";
+  none.relation = "equals";
+  none.null_value = true;
+  CHECK(JudgeClaim(none, doc).holds);
+}
+
+TEST_CASE("check reruns stability baselines and judges the tier's paper claims", "[check]") {
+  const fs::path dir = ScratchDirectory("check_claims");
+  const fs::path baselines = dir / "baselines";
+  fs::create_directories(baselines);
+  // The fastest stability search of the nightly tier (central differences on the stiff
+  // pendulum's minimal form, well under a second) and its paper claim.
+  const char* name = "stiff_pendulum_minimal_central-difference.stability.json";
+  fs::copy_file(fs::path(MBBENCH_BASELINES_DIR) / "nightly" / name, baselines / name);
+  const json nightly_claims = Read(fs::path(MBBENCH_BASELINES_DIR) / "nightly" / kClaimsFileName);
+  json claims = {{"schema", kClaimsSchema}, {"claims", json::array()}};
+  for (const auto& claim : nightly_claims.at("claims"))
+    if (claim.at("baseline") == name) claims["claims"].push_back(claim);
+  REQUIRE(claims["claims"].size() == 1);
+  Write(baselines / kClaimsFileName, claims);
+  CHECK(RunCli({"check", "--baseline", baselines.string()}) == 0);
+
+  // A baseline limit moved by 1 %: the rerun differs from it beyond 2 x 1e-3.
+  json moved = Read(baselines / name);
+  moved["h_max_stable"] = moved["h_max_stable"].get<double>() * 1.01;
+  const fs::path against = dir / "against";
+  fs::create_directories(against);
+  Write(against / name, moved);
+  CHECK(RunCli({"check", "--baseline", baselines.string(), "--against", against.string()}) == 1);
+
+  // A claim that does not hold (the paper's limit read as 0.70 s) fails the check.
+  json wrong = claims;
+  wrong["claims"][0]["value"] = 0.70;
+  Write(baselines / kClaimsFileName, wrong);
+  CHECK(RunCli({"check", "--baseline", baselines.string()}) == 1);
+
+  // Bad claims files are bad input: an unknown relation, a baseline that is not there.
+  wrong = claims;
+  wrong["claims"][0]["relation"] = "roughly";
+  Write(baselines / kClaimsFileName, wrong);
+  CHECK(RunCli({"check", "--baseline", baselines.string()}) == 2);
+  wrong = claims;
+  wrong["claims"][0]["baseline"] = "absent.json";
+  Write(baselines / kClaimsFileName, wrong);
+  CHECK(RunCli({"check", "--baseline", baselines.string()}) == 2);
 }
 
 }  // namespace mbb
