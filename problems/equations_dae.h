@@ -73,10 +73,20 @@ class EquationsDae final : public MechanicalDae {
   explicit EquationsDae(Equations equations)
       : MechanicalDae(equations.num_coordinates(), equations.num_constraints()),
         eq_(std::move(equations)),
-        phi_q_compression_(DetectConstraintJacobianPattern()) {}
+        phi_q_compression_(DetectConstraintJacobianPattern()) {
+    DetectPotentialStructure();
+    DetectMassAndVelocityForcePatterns();
+  }
 
   /// Dual passes per Phi_q (and per d/dt Phi_q): the column groups of the compression.
   int constraint_jacobian_passes() const { return phi_q_compression_.num_groups(); }
+  /// The coordinates whose row of the Hessian of V is not identically zero (none for a
+  /// potential linear in q, such as uniform gravity).
+  const std::vector<int>& potential_hessian_coordinates() const { return hessian_columns_; }
+  /// Dual passes per d(M a)/dq (0 for a constant mass matrix).
+  int mass_rate_passes() const {
+    return Equations::kConstantMass ? 0 : mass_rate_compression_.num_groups();
+  }
 
   const Equations& equations() const { return eq_; }
 
@@ -204,9 +214,13 @@ class EquationsDae final : public MechanicalDae {
                   "CalcForces: q, v, forces (n)");
     auto& w = Cast(base);
     CalcNonPotentialForces(w, t, q, v);
-    for (int j = 0; j < n(); ++j) {
-      for (int i = 0; i < n(); ++i) w.q1[i] = Seed(q[i], i == j);
-      forces[j] = w.f[j] - eq_.Potential(D1(t), w.q1.data()).d;
+    for (int j = 0; j < n(); ++j) forces[j] = w.f[j];
+    // -dV/dq, one pass per coordinate V depends on (DetectPotentialStructure).
+    for (int i = 0; i < n(); ++i) w.q1[i] = D1(q[i]);
+    for (int j : gradient_columns_) {
+      w.q1[j].d = 1.0;
+      forces[j] -= eq_.Potential(D1(t), w.q1.data()).d;
+      w.q1[j].d = 0.0;
     }
   }
 
@@ -216,30 +230,44 @@ class EquationsDae final : public MechanicalDae {
                       dv.rows() == n() && dv.cols() == n(),
                   "CalcForceJacobians: q, v (n), dq, dv (n x n)");
     auto& w = Cast(base);
-    // Conservative part: -Hessian of V.
-    for (int j = 0; j < n(); ++j) {
-      for (int i = 0; i <= j; ++i) {
-        SeedSecondOrder(w, q, i, j);
+    // Conservative part: -Hessian of V, only where it can be non-zero (a linear potential,
+    // uniform gravity, has none: DetectPotentialStructure).
+    dq.setZero();
+    for (int i = 0; i < n(); ++i) w.q2[i] = D2(D1(q[i], 0.0), D1(0.0, 0.0));
+    const std::vector<int>& s = hessian_columns_;
+    for (size_t a = 0; a < s.size(); ++a) {
+      for (size_t b = a; b < s.size(); ++b) {
+        const int i = s[a], j = s[b];
+        w.q2[i].v.d = 1.0;
+        w.q2[j].d.v = 1.0;
         const double h = eq_.Potential(D2(t), w.q2.data()).d.d;
+        w.q2[i].v.d = 0.0;
+        w.q2[j].d.v = 0.0;
         dq(i, j) = -h;
         dq(j, i) = -h;
       }
     }
-    // Applied and velocity forces: one directional derivative per column.
-    for (int j = 0; j < n(); ++j) {
-      for (int i = 0; i < n(); ++i) {
-        w.q1[i] = Seed(q[i], i == j);
-        w.v1[i] = D1(v[i]);
-      }
-      AccumulateNonPotentialForces(w, t);
-      for (int i = 0; i < n(); ++i) dq(i, j) += w.out1[i].d;
-      for (int i = 0; i < n(); ++i) {
-        w.q1[i] = D1(q[i]);
-        w.v1[i] = Seed(v[i], i == j);
-      }
-      AccumulateNonPotentialForces(w, t);
-      for (int i = 0; i < n(); ++i) dv(i, j) = w.out1[i].d;
+    // Applied forces: one directional derivative per column (they may depend on t, so no
+    // pattern is assumed for them).
+    dv.setZero();
+    for (int i = 0; i < n(); ++i) {
+      w.q1[i] = D1(q[i]);
+      w.v1[i] = D1(v[i]);
     }
+    for (int j = 0; j < n(); ++j) {
+      w.q1[j].d = 1.0;
+      AccumulateAppliedForces(w, t);
+      w.q1[j].d = 0.0;
+      for (int i = 0; i < n(); ++i) dq(i, j) += w.out1[i].d;
+      w.v1[j].d = 1.0;
+      AccumulateAppliedForces(w, t);
+      w.v1[j].d = 0.0;
+      for (int i = 0; i < n(); ++i) dv(i, j) += w.out1[i].d;
+    }
+    // Velocity (gyroscopic) forces: time-independent, so compressed like Phi_q, one pass
+    // per column group of their q and v patterns.
+    AccumulateCompressedVelocityForceJacobian(w, q, v, velocity_force_q_compression_, w.q1, dq);
+    AccumulateCompressedVelocityForceJacobian(w, q, v, velocity_force_v_compression_, w.v1, dv);
   }
 
   void CalcMassTimesAccelerationJacobian(DaeWorkspace& base, ConstVectorRef q, ConstVectorRef a,
@@ -250,15 +278,19 @@ class EquationsDae final : public MechanicalDae {
       out.setZero();
       return;
     }
+    // One pass per column group of the pattern of d(M a)/dq (a body's mass block depends
+    // only on its own coordinates, so a few groups cover any number of bodies).
     auto& w = Cast(base);
-    for (int j = 0; j < n(); ++j) {
-      for (int i = 0; i < n(); ++i) w.q1[i] = Seed(q[i], i == j);
+    const JacobianCompression& c = mass_rate_compression_;
+    out.setZero();
+    for (int g = 0; g < c.num_groups(); ++g) {
+      for (int i = 0; i < n(); ++i) w.q1[i] = Seed(q[i], c.group_of_column(i) == g);
       std::fill(w.mass1.begin(), w.mass1.end(), D1(0.0));
       eq_.MassMatrix(w.q1.data(), w.mass1.data());
-      for (int r = 0; r < n(); ++r) {
+      for (auto e = c.begin(g); e != c.end(g); ++e) {
         double sum = 0.0;
-        for (int c = 0; c < n(); ++c) sum += w.mass1[r + c * n()].d * a[c];
-        out(r, j) = sum;
+        for (int col = 0; col < n(); ++col) sum += w.mass1[e->row + col * n()].d * a[col];
+        out(e->row, e->col) = sum;
       }
     }
   }
@@ -331,12 +363,6 @@ class EquationsDae final : public MechanicalDae {
         rows, cols, [&](int r, int c) { return pattern[r + static_cast<size_t>(c) * rows] != 0; });
   }
 
-  // q2 = q + e_i s + e_j r, so that f(q2).d.d = d^2 f / dq_i dq_j.
-  void SeedSecondOrder(Workspace& w, ConstVectorRef q, int i, int j) const {
-    for (int k = 0; k < n(); ++k)
-      w.q2[k] = D2(D1(q[k], k == i ? 1.0 : 0.0), D1(k == j ? 1.0 : 0.0, 0.0));
-  }
-
   // w.f = applied + velocity forces at (t, q, v), in doubles.
   void CalcNonPotentialForces(Workspace& w, double t, ConstVectorRef q, ConstVectorRef v) const {
     std::fill(w.f.begin(), w.f.end(), 0.0);
@@ -344,15 +370,128 @@ class EquationsDae final : public MechanicalDae {
     eq_.VelocityForces(q.data(), v.data(), w.f.data());
   }
 
-  // w.out1 = applied + velocity forces at the dual point (w.q1, w.v1).
-  void AccumulateNonPotentialForces(Workspace& w, double t) const {
+  // w.out1 = applied forces at the dual point (w.q1, w.v1).
+  void AccumulateAppliedForces(Workspace& w, double t) const {
     std::fill(w.out1.begin(), w.out1.begin() + n(), D1(0.0));
     eq_.AppliedForces(D1(t), w.q1.data(), w.v1.data(), w.out1.data());
-    eq_.VelocityForces(w.q1.data(), w.v1.data(), w.out1.data());
+  }
+
+  // jacobian += d(velocity forces)/d(seeded), where `seeded` is w.q1 or w.v1: one pass per
+  // column group of `c`.
+  void AccumulateCompressedVelocityForceJacobian(Workspace& w, ConstVectorRef q, ConstVectorRef v,
+                                                 const JacobianCompression& c,
+                                                 std::vector<D1>& seeded,
+                                                 MatrixRef jacobian) const {
+    for (int g = 0; g < c.num_groups(); ++g) {
+      for (int i = 0; i < n(); ++i) {
+        w.q1[i] = D1(q[i]);
+        w.v1[i] = D1(v[i]);
+      }
+      for (int i = 0; i < n(); ++i)
+        if (c.group_of_column(i) == g) seeded[i].d = 1.0;
+      std::fill(w.out1.begin(), w.out1.begin() + n(), D1(0.0));
+      eq_.VelocityForces(w.q1.data(), w.v1.data(), w.out1.data());
+      for (auto e = c.begin(g); e != c.end(g); ++e) jacobian(e->row, e->col) += w.out1[e->row].d;
+    }
+  }
+
+  // Pseudo-random states for the structure detection (the union over three of them is the
+  // structural pattern: a structural non-zero vanishing at all three has probability 0).
+  struct RandomStates {
+    unsigned long long state = 0x9E3779B97F4A7C15ull;
+    double Uniform() {  // Knuth's MMIX linear congruential generator
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      return static_cast<double>(state >> 11) * 0x1.0p-53;
+    }
+    void Fill(std::vector<double>& x) {
+      for (double& e : x) e = 0.2 + 0.6 * Uniform();
+    }
+  };
+
+  // The coordinates V depends on (gradient_columns_) and the rows of its Hessian that are
+  // not identically zero (hessian_columns_), from three pseudo-random states: row i of the
+  // Hessian H is zero iff (H w)_i = 0 for a random w (with probability 1), so n second-order
+  // passes find it instead of n (n + 1) / 2. Uniform gravity is linear in q: no Hessian
+  // pass at all, the largest cost of a Newmark step on a long chain before (n_four_bar).
+  void DetectPotentialStructure() {
+    const int cols = n();
+    std::vector<char> depends(cols, 0), curved(cols, 0);
+    Workspace w(cols, m());
+    RandomStates random;
+    std::vector<double> q(cols), direction(cols);
+    for (int trial = 0; trial < 3; ++trial) {
+      random.Fill(q);
+      random.Fill(direction);
+      const double t = 0.1 + 0.8 * random.Uniform();
+      for (int i = 0; i < cols; ++i) {
+        for (int k = 0; k < cols; ++k)
+          w.q2[k] = D2(D1(q[k], k == i ? 1.0 : 0.0), D1(direction[k], 0.0));
+        const D2 value = eq_.Potential(D2(t), w.q2.data());
+        if (!(value.v.d == 0.0)) depends[i] = 1;
+        if (!(value.d.d == 0.0)) curved[i] = depends[i] = 1;
+      }
+    }
+    for (int i = 0; i < cols; ++i) {
+      if (depends[i]) gradient_columns_.push_back(i);
+      if (curved[i]) hessian_columns_.push_back(i);
+    }
+  }
+
+  // Column compressions of d(M a)/dq (random a) and of the velocity forces' Jacobians with
+  // respect to q and v, found like Phi_q's pattern. The mass matrix and the velocity forces
+  // do not depend on time, so the states cover them.
+  void DetectMassAndVelocityForcePatterns() {
+    const int cols = n();
+    std::vector<char> mass_rate(static_cast<size_t>(cols) * cols, 0);
+    std::vector<char> force_q(mass_rate.size(), 0), force_v(mass_rate.size(), 0);
+    Workspace w(cols, m());
+    RandomStates random;
+    std::vector<double> q(cols), v(cols), a(cols);
+    auto at = [cols](int r, int c) { return r + static_cast<size_t>(c) * cols; };
+    for (int trial = 0; trial < 3; ++trial) {
+      random.Fill(q);
+      random.Fill(v);
+      random.Fill(a);
+      for (int j = 0; j < cols; ++j) {
+        for (int i = 0; i < cols; ++i) {
+          w.q1[i] = Seed(q[i], i == j);
+          w.v1[i] = D1(v[i]);
+        }
+        if (!Equations::kConstantMass) {
+          std::fill(w.mass1.begin(), w.mass1.end(), D1(0.0));
+          eq_.MassMatrix(w.q1.data(), w.mass1.data());
+          for (int r = 0; r < cols; ++r) {
+            double sum = 0.0;
+            for (int c = 0; c < cols; ++c) sum += w.mass1[r + c * cols].d * a[c];
+            if (!(sum == 0.0)) mass_rate[at(r, j)] = 1;
+          }
+        }
+        std::fill(w.out1.begin(), w.out1.begin() + cols, D1(0.0));
+        eq_.VelocityForces(w.q1.data(), w.v1.data(), w.out1.data());
+        for (int r = 0; r < cols; ++r)
+          if (!(w.out1[r].d == 0.0)) force_q[at(r, j)] = 1;
+        w.q1[j].d = 0.0;
+        w.v1[j].d = 1.0;
+        std::fill(w.out1.begin(), w.out1.begin() + cols, D1(0.0));
+        eq_.VelocityForces(w.q1.data(), w.v1.data(), w.out1.data());
+        for (int r = 0; r < cols; ++r)
+          if (!(w.out1[r].d == 0.0)) force_v[at(r, j)] = 1;
+      }
+    }
+    auto compress = [&](const std::vector<char>& pattern) {
+      return JacobianCompression::FromPattern(cols, cols,
+                                              [&](int r, int c) { return pattern[at(r, c)] != 0; });
+    };
+    mass_rate_compression_ = compress(mass_rate);
+    velocity_force_q_compression_ = compress(force_q);
+    velocity_force_v_compression_ = compress(force_v);
   }
 
   Equations eq_;
   JacobianCompression phi_q_compression_;
+  std::vector<int> gradient_columns_, hessian_columns_;  // DetectPotentialStructure
+  JacobianCompression mass_rate_compression_, velocity_force_q_compression_,
+      velocity_force_v_compression_;
 };
 
 template <class Equations>

@@ -39,7 +39,7 @@ bool AccelerationSolver::Solve(double t, ConstVectorRef q, ConstVectorRef v, Vec
 
   // Phi_q^T P = [Y Z] R (constraint_factorization.h), rank r.
   dae_.CalcPhiQ(ws_, t, q, phi_q_);
-  factorization_.Compute(phi_q_);
+  factorization_.Compute(phi_q_, max_rank_);
   factorization_.FormBases();
   const int f = n_ - factorization_.rank();
 

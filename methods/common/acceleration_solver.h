@@ -12,6 +12,8 @@
 // unchanged.
 #pragma once
 
+#include <climits>
+
 #include "problems/constraint_factorization.h"
 #include "problems/mechanical_dae.h"
 
@@ -31,6 +33,12 @@ class AccelerationSolver {
   bool Solve(double t, ConstVectorRef q, ConstVectorRef v, VectorRef a, VectorRef lambda);
 
   int last_rank() const { return factorization_.rank(); }
+  /// Numerical rank of Phi_q at the last Solve before the cap of set_max_rank.
+  int last_computed_rank() const { return factorization_.computed_rank(); }
+  /// Caps the rank of Phi_q in later solves (ConstraintFactorization::Compute): a caller
+  /// that knows the rank on the manifold keeps a redundant row, whose singular value is
+  /// only the drift off the manifold, from being inverted (first_order_ode.h).
+  void set_max_rank(int max_rank) { max_rank_ = max_rank; }
 
  private:
   const MechanicalDae& dae_;
@@ -42,6 +50,7 @@ class AccelerationSolver {
   Eigen::LLT<Matrix> reduced_llt_;
   Vector forces_, gamma_, work_m_, rhs_, z_, residual_;
   bool constant_mass_ready_ = false;
+  int max_rank_ = INT_MAX;
 };
 
 }  // namespace mbb

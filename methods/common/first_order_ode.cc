@@ -37,6 +37,10 @@ bool FirstOrderOde::Rhs(double t, const double* y, double* dydt) {
   q_ = Eigen::Map<const Vector>(y, n_);
   v_ = Eigen::Map<const Vector>(y + n_, n_);
   const bool ok = solver_.Solve(t, q_, v_, a_, lambda_);
+  if (rank_from_next_rhs_) {  // the rank on the manifold caps later solves (header)
+    solver_.set_max_rank(solver_.last_computed_rank());
+    rank_from_next_rhs_ = false;
+  }
   Eigen::Map<Vector>(dydt, n_) = v_;
   Eigen::Map<Vector>(dydt + n_, n_) = a_;
   return ok;
@@ -52,6 +56,7 @@ bool FirstOrderOde::Project(double t, double* y) {
   const bool ok =
       projector_.ProjectPositions(t, q, tol, 3) || projector_.last_position_residual() < 1e3 * tol;
   projector_.ProjectVelocities(t, q, v);
+  solver_.set_max_rank(projector_.last_rank());  // Phi_q was factored at the projected q
   return ok;
 }
 

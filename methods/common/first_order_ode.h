@@ -3,6 +3,15 @@
 // null-space acceleration solve (acceleration_solver.h), optional Baumgarte terms, and
 // optional coordinate projection of y onto Phi = 0, Phi_q v + Phi_t = 0 after each
 // accepted step (Hairer, Wanner: "projection methods"; it keeps the order of the method).
+//
+// Redundant constraints (Bricard, six_body_linkage): the rank of Phi_q in the acceleration
+// solve is capped at its rank on the manifold, taken at the initial state and after every
+// projection. Without the cap a Runge-Kutta stage, off the manifold by O(h^2 |v|^2
+// curvature) (about 1e-8 at Bricard's steps), gives the redundant row a singular value
+// above the rank threshold (1e-9); the solve then inverts it, the stage acceleration is
+// wrong by the drift over that singular value, and the error estimate rejects the step:
+// Dormand-Prince rejected about one step per accepted step, with steps limited by the
+// threshold rather than by the tolerance.
 #pragma once
 
 #include <string>
@@ -49,6 +58,7 @@ class FirstOrderOde {
   ConstraintProjector projector_;
   Vector q_, v_, a_, lambda_;
   long rhs_evals_ = 0;
+  bool rank_from_next_rhs_ = true;  // the first Rhs is at the (consistent) initial state
 };
 
 }  // namespace mbb

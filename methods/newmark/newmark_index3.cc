@@ -18,6 +18,13 @@
 // Only position constraints are imposed, so velocity and acceleration constraints are not
 // met (paper 001, s2: 3N + N_R unknowns for 3N + 3N_R equations).
 //
+// Modified Newton: d(M a)/dq, dQ/dq, dQ/dv and the reaction stiffness are evaluated at the
+// first iterate of a step and kept while each correction shrinks by at least
+// kSlowContraction and stays below kLargeCorrection (else refreshed); M, Q, Phi and Phi_q
+// are fresh at every iterate. Paper 001 obtains the linearised terms "in a numerical way"
+// and iterates (section 2, after eq. 6); the residual is exact, so the converged step is
+// the same to the tolerance.
+//
 // Stability: with rigid constraints the constrained directions have omega = infinity (eq. 30),
 // so a scheme with gamma/2 - beta > 0 (Fox-Goodwin) is unstable at every h; the multipliers
 // and accelerations then grow by the spectral radius of the Newmark recursion with
@@ -84,17 +91,24 @@ class NewmarkIndex3 final : public FixedStepMethod {
     w.q_pred.noalias() = s.q + h * s.v + (0.5 - beta) * h * h * s.a;
     w.v_pred.noalias() = s.v + (1.0 - gamma) * h * s.a;
     s.q.noalias() = w.q_pred + bh2 * s.a;  // start from a_{n+1} = a_n, lambda_{n+1} = lambda_n
+    // Modified Newton (header comment): derivative terms at the first iterate, refreshed
+    // only when an iteration contracts slowly.
+    bool refresh = true;
+    double previous_norm = std::numeric_limits<double>::infinity();
     for (int k = 0; k < params_.max_iterations; ++k) {
       s.a = (s.q - w.q_pred) / bh2;
       s.v.noalias() = w.v_pred + gamma * h * s.a;
       w.dae.CalcMassMatrix(*w.ws, s.q, w.mass);
       w.dae.CalcForces(*w.ws, t1, s.q, s.v, w.forces);
-      w.dae.CalcForceJacobians(*w.ws, t1, s.q, s.v, w.dq, w.dv);
-      w.dae.CalcMassTimesAccelerationJacobian(*w.ws, s.q, s.a, w.dma);
       w.dae.CalcPhi(*w.ws, t1, s.q, w.phi);
       w.dae.CalcPhiQ(*w.ws, t1, s.q, w.phi_q);
-      w.dae.CalcReactionStiffness(*w.ws, t1, s.q, s.lambda, w.reaction);
-      ++counters.rhs_evals, ++counters.jacobian_evals, ++counters.newton_iterations;
+      if (refresh) {
+        w.dae.CalcForceJacobians(*w.ws, t1, s.q, s.v, w.dq, w.dv);
+        w.dae.CalcMassTimesAccelerationJacobian(*w.ws, s.q, s.a, w.dma);
+        w.dae.CalcReactionStiffness(*w.ws, t1, s.q, s.lambda, w.reaction);
+        ++counters.jacobian_evals;
+      }
+      ++counters.rhs_evals, ++counters.newton_iterations;
       // Residuals (eq. 7 and eq. 10), the first row scaled by beta h^2.
       w.rhs.head(n).noalias() = w.mass * s.a - w.forces;
       w.rhs.head(n).noalias() += w.phi_q.transpose() * s.lambda;
@@ -114,6 +128,9 @@ class NewmarkIndex3 final : public FixedStepMethod {
       s.lambda += w.delta.tail(m) / bh2;
       // Converged once the change of a is below tol relative, or q changes at round-off.
       const double dq_norm = w.delta.head(n).lpNorm<Eigen::Infinity>();
+      refresh = dq_norm > kSlowContraction * previous_norm ||
+                dq_norm > kLargeCorrection * (1.0 + s.q.lpNorm<Eigen::Infinity>());
+      previous_norm = dq_norm;
       const double eps = std::numeric_limits<double>::epsilon();
       if (dq_norm <= bh2 * params_.tol * (1.0 + s.a.lpNorm<Eigen::Infinity>()) +
                          4.0 * eps * (1.0 + s.q.lpNorm<Eigen::Infinity>())) {
@@ -127,6 +144,13 @@ class NewmarkIndex3 final : public FixedStepMethod {
   }
 
  private:
+  // An iteration whose correction shrank by less than this factor takes fresh derivatives
+  // for the next one (a frozen iteration matrix contracts linearly, by O(h) per pass).
+  static constexpr double kSlowContraction = 0.25;
+  // A correction above this fraction of the coordinate scale is far from the point of
+  // linearisation (a diverging run, the Fox-Goodwin stiff pendulum): full Newton there, so
+  // that the iteration keeps to the root it would have found with fresh derivatives.
+  static constexpr double kLargeCorrection = 1e-3;
   NewmarkParameters params_;
 };
 

@@ -43,6 +43,15 @@
 // Convergence: relative change below `tol`, with a round-off floor that grows with
 // cond(H) near singular positions (Step()).
 //
+// Modified Newton: the derivative terms of the iteration (K, C, H', H'') are evaluated at
+// the first iterate of a step and kept while the iteration contracts by at least
+// kSlowContraction per pass and changes by less than kLargeCorrection (else refreshed).
+// Paper 001 allows it: the linearised terms "are obtained in a numerical way" and the
+// process is iterated (section 2, after eq. 6), and they multiply only differences of
+// iterates, so the converged step is the same to the tolerance. The reaction stiffness was
+// 73 % of a step on Bricard when taken every pass. omega (section 5) then uses the
+// stiffness of the step's last refresh.
+//
 // Choices not fixed by the paper: the derivative of gamma with respect to q (third
 // derivatives of Phi) in H'' is taken by central differences of gamma; it enters only the
 // iteration matrix and the particular solutions' dependence on the iterate, not the
@@ -199,11 +208,20 @@ class TangentNewmark final : public FixedStepMethod {
     w.x0.noalias() = s.q + h * s.v + (0.5 * h * h) * s.a;
     w.v0.noalias() = s.v + h * s.a;
     w.a0 = s.a;
+    // Modified Newton (header comment): the derivative terms of the iteration are taken at
+    // the first iterate and again only when the iteration contracts slowly.
+    bool refresh = true;
+    double previous_change = std::numeric_limits<double>::infinity();
     for (int iter = 0; iter < params_.max_iterations; ++iter) {
-      if (!Iterate(w, h, t1, s, counters)) return StepStatus::Failed("singular reduced system");
+      if (!Iterate(w, h, t1, s, refresh, counters))
+        return StepStatus::Failed("singular reduced system");
       const double dx = (w.x1 - w.x0).lpNorm<Eigen::Infinity>();
       const double dv = (w.v1 - w.v0).lpNorm<Eigen::Infinity>();
       const double da = (w.a1 - w.a0).lpNorm<Eigen::Infinity>();
+      const double change = dx + h * dv + h * h * da;  // in position units
+      refresh = change > kSlowContraction * previous_change ||
+                change > kLargeCorrection * (1.0 + w.x1.lpNorm<Eigen::Infinity>());
+      previous_change = change;
       const double tol = params_.tol;
       // Round-off floor, which matters only near a singular position (double_four_bar,
       // where cond(H) reaches ~1e4): the constraint solve fixes x only to about
@@ -251,38 +269,29 @@ class TangentNewmark final : public FixedStepMethod {
   }
 
  private:
-  // One pass of Fig. 11 at the iterate (x0, v0, a0); writes the next iterate to x1, v1, a1.
-  bool Iterate(TangentWorkspace& w, double h, double t1, const FixedStepState& s,
-               WorkCounters& counters) const {
-    const double beta = params_.beta, gamma = params_.gamma;
+  // A modified-Newton iteration whose change shrank by less than this factor takes fresh
+  // derivatives for the next one (a full Newton step contracts quadratically; a frozen
+  // iteration matrix linearly, by O(h) per iteration at the step sizes used).
+  static constexpr double kSlowContraction = 0.25;
+  // A change above this fraction of the coordinate scale is far from the point of
+  // linearisation (a diverging run): full Newton there, so that the iteration keeps to the
+  // root it would have found with fresh derivatives.
+  static constexpr double kLargeCorrection = 1e-3;
+
+  // The derivative terms of the iteration at the iterate: the stiffness
+  // K = d(Ma)/dq - dQ/dq + d(Phi_q^T lambda)/dq (the reaction stiffness, after eq. 52) from
+  // the force and mass-rate Jacobians already computed, and H', H''. They shape only the
+  // iteration (at convergence x1 = x0, so every term they multiply vanishes), which is why
+  // a step may keep them over several iterations (modified Newton).
+  void RefreshDerivatives(TangentWorkspace& w, double t1) const {
     const MechanicalDae& dae = w.dae;
     DaeWorkspace& ws = *w.ws;
-    ++counters.newton_iterations, ++counters.jacobian_evals, ++counters.rhs_evals;
-
-    // Dynamics at the iterate: M, Q, dQ/dq, dQ/dv, d(Ma)/dq.
-    dae.CalcMassMatrix(ws, w.x0, w.mass);
-    dae.CalcForces(ws, t1, w.x0, w.v0, w.forces);
-    dae.CalcForceJacobians(ws, t1, w.x0, w.v0, w.dq, w.dv);
-    dae.CalcMassTimesAccelerationJacobian(ws, w.x0, w.a0, w.dma);
-
-    // 1. Linearised constraints (eq. 32-33), factorisation and null space N_H.
-    if (w.m > 0) dae.CalcPhiQ(ws, t1, w.x0, w.h_mat);
-    w.Factor();
-    ++counters.factorizations;
-    const int k = w.k;
-    auto null_space = w.null_space();
-
-    // Least-squares multiplier of the iterate: Phi_q^T lambda = Q - M a.
-    w.residual.noalias() = w.forces - w.mass * w.a0;
-    w.SolveMultiplier(w.residual, w.lambda0);
     if (w.m > 0) {
       dae.CalcReactionStiffness(ws, t1, w.x0, w.lambda0, w.reaction);
     } else {
       w.reaction.setZero();
     }
-    // K = d(Ma)/dq - dQ/dq + d(Phi_q^T lambda)/dq (the reaction stiffness, after eq. 52).
     w.stiffness = w.dma - w.dq + w.reaction;
-
     if (w.m > 0) {
       // H' = d(Phi_q v + Phi_t)/dq = Phi_qq v + Phi_qt (eq. 35).
       dae.CalcPhiQDot(ws, t1, w.x0, w.v0, w.h_dot);
@@ -304,6 +313,37 @@ class TangentNewmark final : public FixedStepMethod {
       }
       w.h_ddot -= w.dgamma_dq;
     }
+  }
+
+  // One pass of Fig. 11 at the iterate (x0, v0, a0); writes the next iterate to x1, v1, a1.
+  // With `refresh` false the derivative terms (K, C, H', H'') of the last refresh are kept.
+  bool Iterate(TangentWorkspace& w, double h, double t1, const FixedStepState& s, bool refresh,
+               WorkCounters& counters) const {
+    const double beta = params_.beta, gamma = params_.gamma;
+    const MechanicalDae& dae = w.dae;
+    DaeWorkspace& ws = *w.ws;
+    ++counters.newton_iterations, ++counters.rhs_evals;
+    if (refresh) ++counters.jacobian_evals;
+
+    // Dynamics at the iterate: M, Q (and, on a refresh, dQ/dq, dQ/dv, d(Ma)/dq).
+    dae.CalcMassMatrix(ws, w.x0, w.mass);
+    dae.CalcForces(ws, t1, w.x0, w.v0, w.forces);
+    if (refresh) {
+      dae.CalcForceJacobians(ws, t1, w.x0, w.v0, w.dq, w.dv);
+      dae.CalcMassTimesAccelerationJacobian(ws, w.x0, w.a0, w.dma);
+    }
+
+    // 1. Linearised constraints (eq. 32-33), factorisation and null space N_H.
+    if (w.m > 0) dae.CalcPhiQ(ws, t1, w.x0, w.h_mat);
+    w.Factor();
+    ++counters.factorizations;
+    const int k = w.k;
+    auto null_space = w.null_space();
+
+    // Least-squares multiplier of the iterate: Phi_q^T lambda = Q - M a.
+    w.residual.noalias() = w.forces - w.mass * w.a0;
+    w.SolveMultiplier(w.residual, w.lambda0);
+    if (refresh) RefreshDerivatives(w, t1);
 
     // 2. Particular solutions. x_p is taken of minimum norm relative to the iterate
     //    (x_p - x0 = H^+ (-Phi(x0)), a solution of eq. 33 that differs from the minimum-norm
