@@ -17,6 +17,7 @@
 #include <cmath>
 
 #include "harness/check_command.h"
+#include "harness/fastest.h"
 #include "harness/file_names.h"
 #include "harness/json_io.h"
 #include "harness/reference_maker.h"
@@ -653,6 +654,9 @@ int RunCli(const std::vector<std::string>& argv) {
   AddProblemOptions(reference, reference_options);
   reference->add_option("--samples", samples, "number of samples (default 100)")->type_name("K");
 
+  FastestOptions fastest_options;
+  CLI::App* fastest = AddFastestCommand(app, fastest_options);
+
   if (argv.size() == 1 && argv[0] == "help") {  // the old spelling of --help
     std::fputs(app.help().c_str(), stdout);
     return kExitOk;
@@ -693,6 +697,7 @@ int RunCli(const std::vector<std::string>& argv) {
     if (figures->parsed()) return CmdFigures(paper);
     if (report->parsed()) return CmdReport(report_dir);
     if (reference->parsed()) return CmdReference(reference_options, samples);
+    if (fastest->parsed()) return CmdFastest(fastest_options);
     throw InputError("no command");  // unreachable: require_subcommand(1)
   } catch (const InputError& e) {
     std::fprintf(stderr, "mbbench: error: %s\n", e.what());

@@ -1,0 +1,450 @@
+#include "harness/fastest.h"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "harness/file_names.h"
+#include "harness/json_io.h"
+
+namespace mbb {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// Coarsest settings of the search and their refinement factors: h from 1/20 of the horizon
+// halved per trial; rtol from 1e-1 (looser says nothing about accuracy) down by decades to
+// 1e-14 (near round-off for double-precision Runge-Kutta, where a tighter rtol buys nothing).
+constexpr double kFirstStepFraction = 1.0 / 20.0;
+constexpr double kStepFactor = 2.0;
+constexpr double kFirstRtol = 1e-1;
+constexpr double kRtolFactor = 10.0;
+constexpr double kSmallestRtol = 1e-14;
+
+double Seconds(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
+
+std::string Format(const char* format, double x) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, format, x);
+  return buffer;
+}
+
+// A setting as text that parses back to the same double.
+std::string Exact(double x) { return Format("%.17g", x); }
+
+int WholeNumber(const std::string& text, const std::string& option, long lo, long hi) {
+  const double x = ParseNumber(text, option);
+  if (x != std::floor(x) || x < static_cast<double>(lo) || x > static_cast<double>(hi))
+    throw InputError(option + " = " + text + ": must be a whole number from " + std::to_string(lo) +
+                     " to " + std::to_string(hi));
+  return static_cast<int>(x);
+}
+
+std::vector<FastestCriterion> ParseCriteria(const std::vector<std::string>& texts) {
+  std::vector<FastestCriterion> criteria;
+  for (const std::string& text : texts) {
+    const auto eq = text.find('=');
+    if (eq == std::string::npos)
+      throw InputError("--criterion '" + text + "': expected NAME=BOUND (e.g. energy_drift=1e-3)");
+    FastestCriterion c{text.substr(0, eq), 0.0};
+    if (FastestCriterionNames().count(c.name) == 0) {
+      std::string known;
+      for (const auto& [name, what] : FastestCriterionNames()) known += " " + name;
+      throw InputError("--criterion '" + text + "': unknown criterion '" + c.name +
+                       "'; known:" + known);
+    }
+    c.bound = ParseNumber(text.substr(eq + 1), "--criterion " + c.name);
+    if (!(c.bound > 0.0)) throw InputError("--criterion '" + text + "': the bound must be > 0");
+    for (const auto& other : criteria)
+      if (other.name == c.name) throw InputError("--criterion " + c.name + " given twice");
+    criteria.push_back(c);
+  }
+  if (criteria.empty())
+    throw InputError(
+        "fastest: needs at least one --criterion NAME=BOUND (known: energy_drift, "
+        "output_error, position_error, constraint_residual)");
+  return criteria;
+}
+
+// One run of the search: the spec with the knob set, no timing repeats.
+FastestTrial RunTrial(const FastestSearch& search, const std::string& method,
+                      const std::string& knob, double setting, std::string& missing) {
+  RunSpec spec = search.base;
+  spec.method = method;
+  spec.repeats = 0;
+  if (knob == "h") spec.settings.Set("h", Exact(setting));
+  if (knob == "rtol") {
+    spec.settings.Set("rtol", Exact(setting));
+    spec.settings.Set("atol", Exact(setting * search.atol_ratio));
+  }
+  FastestTrial trial{setting, RunStatus::kFailed, false, 0, {}, ""};
+  RunRecord r;
+  try {
+    r = Execute(spec);
+  } catch (const InputError& e) {  // e.g. more fixed steps than the suite allows
+    trial.note = e.what();
+    return trial;
+  }
+  trial.status = r.status;
+  trial.steps = r.counters.steps;
+  if (r.status != RunStatus::kOk) {
+    trial.note = std::string(ToString(r.status)) + (r.message.empty() ? "" : ": " + r.message);
+    return trial;
+  }
+  trial.passed = true;
+  for (const FastestCriterion& c : search.criteria) {
+    std::string why;
+    const std::optional<double> value = CriterionValue(r, c.name, why);
+    if (!value) {
+      missing = c.name + ": " + why;
+      trial.passed = false;
+      trial.note = missing;
+      return trial;
+    }
+    trial.values[c.name] = *value;
+    if (!(*value <= c.bound)) {
+      if (trial.passed)
+        trial.note = c.name + " " + Format("%.3g", *value) + " > " + Format("%.3g", c.bound);
+      trial.passed = false;
+    }
+  }
+  return trial;
+}
+
+// The knob a method's cheapness is searched over.
+std::string KnobOf(const MethodEntry& entry) {
+  if (entry.uses_tolerances) return "rtol";
+  if (entry.uses_step_size) return "h";
+  return "";
+}
+
+// Why no trial passed: the range tried, the trial closest to passing (smallest largest
+// ratio of a metric to its bound among the runs that finished) and the last trial's note.
+std::string NoPassReason(const FastestResult& result, const FastestSearch& search,
+                         bool budget_spent) {
+  const FastestTrial& last = result.trials.back();
+  if (result.knob.empty()) return "fails with its own settings: " + last.note;
+  std::string reason = "no " + result.knob + " from " +
+                       Format("%.3g", result.trials.front().setting) + " down to " +
+                       Format("%.3g", last.setting) + " passes";
+  if (budget_spent) reason += " (search budget spent)";
+  const FastestTrial* closest = nullptr;
+  double closest_ratio = 0.0;
+  for (const FastestTrial& t : result.trials) {
+    if (t.status != RunStatus::kOk || t.values.empty()) continue;
+    double ratio = 0.0;
+    for (const FastestCriterion& c : search.criteria)
+      ratio = std::max(ratio, t.values.at(c.name) / c.bound);
+    if (!closest || ratio < closest_ratio) closest = &t, closest_ratio = ratio;
+  }
+  if (closest)
+    reason +=
+        "; closest: " + result.knob + "=" + Format("%.3g", closest->setting) + ", " + closest->note;
+  reason += "; last: " + last.note.substr(0, last.note.find('\n'));
+  return reason;
+}
+
+}  // namespace
+
+const std::map<std::string, std::string>& FastestCriterionNames() {
+  static const std::map<std::string, std::string> names = {
+      {"energy_drift", "max |E - E0 - W_ext| over the run, J (metrics.energy.max_abs_drift)"},
+      {"output_error", "max abs error of the named outputs against the reference at its samples"},
+      {"position_error", "max abs error of q against the reference at its samples"},
+      {"constraint_residual", "max |Phi|_inf over the run"},
+  };
+  return names;
+}
+
+std::optional<double> CriterionValue(const RunRecord& r, const std::string& name,
+                                     std::string& why) {
+  if (name == "energy_drift") return r.metrics.energy_max_abs_drift;
+  if (name == "constraint_residual") return r.metrics.position_residual_max;
+  if (!r.metrics.error) {
+    why = "the problem has no reference to compare with";
+    return std::nullopt;
+  }
+  if (name == "position_error") return r.metrics.error->position_max_abs;
+  if (name == "output_error") {
+    if (!r.metrics.error->output_max_abs) {
+      why = "the reference has no values of the problem's outputs";
+      return std::nullopt;
+    }
+    return *r.metrics.error->output_max_abs;
+  }
+  why = "unknown criterion";
+  return std::nullopt;
+}
+
+FastestResult SearchFastest(const FastestSearch& search, const std::string& method) {
+  const auto start = std::chrono::steady_clock::now();
+  RunSpec probe = search.base;
+  probe.method = method;
+  const ResolvedRun resolved = ResolveRun(probe);  // bad input throws here
+  FastestResult result;
+  result.method = method;
+  result.knob = KnobOf(*resolved.entry);
+  const double span = resolved.settings.t_end - resolved.settings.t0;
+
+  std::string missing;
+  auto trial = [&](double setting) {
+    result.trials.push_back(RunTrial(search, method, result.knob, setting, missing));
+    return result.trials.back();
+  };
+  const auto not_applicable = [&](const FastestTrial& t) {
+    return t.status == RunStatus::kNotApplicable;
+  };
+
+  // 1. Refine from the coarsest setting until every criterion passes.
+  const double first = result.knob == "h" ? span * kFirstStepFraction : kFirstRtol;
+  double setting = first;
+  const double factor = result.knob == "h" ? kStepFactor : kRtolFactor;
+  const double finest =
+      result.knob == "h" ? span / static_cast<double>(search.max_steps) : kSmallestRtol;
+  std::optional<double> passing, failing;
+  for (int k = 1;; ++k) {
+    const FastestTrial t = trial(setting);
+    if (not_applicable(t)) {
+      result.reason = t.note;
+      return result;
+    }
+    if (!missing.empty()) {
+      result.reason = "criterion " + missing;
+      return result;
+    }
+    if (t.passed) {
+      passing = setting;
+      break;
+    }
+    failing = setting;
+    if (result.knob.empty()) break;  // nothing to refine
+    if (setting / factor < finest * (1.0 - 1e-12)) break;
+    if (Seconds(start) > search.budget_s) break;
+    setting =
+        first / std::pow(factor, k);  // not repeated division: 1e-6, not 1.0000000000000002e-06
+  }
+  if (!passing) {
+    result.reason = NoPassReason(result, search, Seconds(start) > search.budget_s);
+    return result;
+  }
+  // 2. Geometric bisection between the last failing and the first passing setting.
+  for (int k = 0; failing && k < search.bisections && Seconds(start) <= search.budget_s; ++k) {
+    const double middle = std::sqrt(*failing * *passing);
+    if (trial(middle).passed)
+      passing = middle;
+    else
+      failing = middle;
+  }
+
+  result.bracketed = failing.has_value();
+  // 3. Time the cheapest passing configuration.
+  RunSpec timed = search.base;
+  timed.method = method;
+  timed.repeats = search.repeats;
+  if (result.knob == "h") timed.settings.Set("h", Exact(*passing));
+  if (result.knob == "rtol") {
+    timed.settings.Set("rtol", Exact(*passing));
+    timed.settings.Set("atol", Exact(*passing * search.atol_ratio));
+    result.atol = *passing * search.atol_ratio;
+  }
+  const RunRecord r = Execute(timed);
+  result.passed = r.status == RunStatus::kOk;
+  if (!result.knob.empty()) result.setting = *passing;
+  result.steps = r.counters.steps;
+  result.time = r.wall_time;
+  for (const FastestCriterion& c : search.criteria) {
+    std::string why;
+    const std::optional<double> value = CriterionValue(r, c.name, why);
+    if (!value) continue;
+    result.values[c.name] = *value;
+    result.margins[c.name] = c.bound / *value;
+    if (!(*value <= c.bound)) result.passed = false;
+  }
+  if (!result.passed) result.reason = "the timed rerun did not pass (" + r.message + ")";
+  return result;
+}
+
+CLI::App* AddFastestCommand(CLI::App& app, FastestOptions& o) {
+  CLI::App* cmd = app.add_subcommand("fastest",
+                                     "per method, the cheapest step size or tolerance meeting "
+                                     "accuracy criteria (docs/fastest.md)");
+  cmd->add_option("-p,--problem", o.problem, "catalogue problem id (mbbench list problems)");
+  cmd->add_option("--model", o.model, "JSON model file instead of -p (docs/model-format.md)");
+  cmd->add_option("--param", o.params, "problem parameter key=value (repeatable)")
+      ->type_name("K=V")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("--t-end", o.t_end, "end time, s (default: the problem's horizon)")
+      ->type_name("T");
+  cmd->add_option("-m,--method", o.methods, "method to search (repeatable; default: every method)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("--criterion", o.criteria,
+                  "NAME=BOUND, repeatable: energy_drift, output_error, position_error, "
+                  "constraint_residual")
+      ->type_name("NAME=BOUND")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("--set", o.sets, "method parameter key=value, kept in every trial (repeatable)")
+      ->type_name("K=V")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("--repeats", o.repeats, "timed repeats of each passing configuration (default 3)")
+      ->type_name("K");
+  cmd->add_option("--max-steps", o.max_steps,
+                  "smallest h tried is the horizon over this (default 200000)")
+      ->type_name("N");
+  cmd->add_option("--bisections", o.bisections,
+                  "geometric bisections after the bracket (default 5)")
+      ->type_name("N");
+  cmd->add_option("--budget", o.budget,
+                  "seconds of search per method before giving up (default 30)")
+      ->type_name("S");
+  cmd->add_option("--out", o.out, "result directory (default results/fastest)");
+  return cmd;
+}
+
+namespace {
+
+Json TrialJson(const FastestTrial& t) {
+  Json j;
+  j["setting"] = t.setting;
+  j["status"] = ToString(t.status);
+  j["passed"] = t.passed;
+  j["steps"] = t.steps;
+  j["values"] = t.values;
+  j["note"] = t.note;
+  return j;
+}
+
+Json ResultJson(const FastestResult& r) {
+  Json j;
+  j["method"] = r.method;
+  j["passed"] = r.passed;
+  j["knob"] = r.knob;
+  j["bracketed"] = r.bracketed;
+  j["setting"] = r.setting ? Json(*r.setting) : Json(nullptr);
+  j["atol"] = r.atol ? Json(*r.atol) : Json(nullptr);
+  j["steps"] = r.steps;
+  if (r.time) {
+    j["wall_time_s"] = {{"median", r.time->median},
+                        {"min", r.time->min},
+                        {"max", r.time->max},
+                        {"repeats", r.time->repeats}};
+  } else {
+    j["wall_time_s"] = nullptr;
+  }
+  j["values"] = r.values;
+  j["margins"] = r.margins;
+  j["reason"] = r.reason;
+  Json trials = Json::array();
+  for (const auto& t : r.trials) trials.push_back(TrialJson(t));
+  j["trials"] = trials;
+  return j;
+}
+
+}  // namespace
+
+int CmdFastest(const FastestOptions& o) {
+  FastestSearch search;
+  if (o.problem.empty() == o.model.empty())
+    throw InputError("fastest: give either -p PROBLEM or --model FILE");
+  search.base.problem = o.problem;
+  search.base.model_file = o.model;
+  for (const auto& a : o.params) search.base.problem_parameters.SetFromAssignment(a, "--param");
+  for (const auto& a : o.sets) {
+    search.base.settings.SetFromAssignment(a, "--set");
+    for (const char* knob : {"h", "rtol", "atol"})
+      if (search.base.settings.Has(knob))
+        throw InputError(std::string("fastest: --set ") + knob +
+                         " is what the search chooses; give method parameters only");
+  }
+  if (!o.t_end.empty()) {
+    search.base.t_end = ParseNumber(o.t_end, "--t-end");
+    if (!(search.base.t_end > 0.0)) throw InputError("--t-end = " + o.t_end + ": must be > 0");
+  }
+  search.criteria = ParseCriteria(o.criteria);
+  if (!o.repeats.empty()) search.repeats = WholeNumber(o.repeats, "--repeats", 1, 1000);
+  if (!o.max_steps.empty())
+    search.max_steps = WholeNumber(o.max_steps, "--max-steps", 10, 100'000'000);
+  if (!o.bisections.empty()) search.bisections = WholeNumber(o.bisections, "--bisections", 0, 50);
+  if (!o.budget.empty()) {
+    search.budget_s = ParseNumber(o.budget, "--budget");
+    if (!(search.budget_s > 0.0)) throw InputError("--budget = " + o.budget + ": must be > 0");
+  }
+  std::vector<std::string> methods = o.methods;
+  if (methods.empty())
+    for (const auto& e : MethodRegistry()) methods.push_back(e.name);
+  for (const auto& m : methods) FindMethod(m);  // unknown names are bad input before any run
+
+  const Problem problem = BuildSpecProblem(search.base);
+  const std::string out = o.out.empty() ? "results/fastest" : o.out;
+  RequireSafeName(problem.id, "result file name");
+  std::filesystem::create_directories(out);
+  const std::string path = out + "/fastest_" + problem.id + ".json";
+
+  std::vector<FastestResult> results;
+  for (const auto& m : methods) {
+    std::fprintf(stderr, "  %s: searching\n", m.c_str());
+    results.push_back(SearchFastest(search, m));
+  }
+  // Fastest first; those that cannot pass after them, in the order given.
+  std::stable_sort(results.begin(), results.end(), [](const auto& a, const auto& b) {
+    if (a.passed != b.passed) return a.passed;
+    return a.passed && a.time && b.time && a.time->median < b.time->median;
+  });
+
+  std::printf("%s, %g s:", problem.id.c_str(),
+              search.base.t_end > 0.0 ? search.base.t_end : problem.t_end);
+  for (const auto& c : search.criteria) std::printf(" %s <= %g", c.name.c_str(), c.bound);
+  std::printf("\n%-22s %-22s %8s %12s", "method", "cheapest setting", "steps", "median[s]");
+  for (const auto& c : search.criteria) std::printf(" %22s", (c.name + " (margin)").c_str());
+  std::printf("\n");
+  for (const auto& r : results) {
+    if (!r.passed) continue;
+    std::string setting = r.knob.empty() ? "(its own)" : r.knob + "=" + Format("%.4g", *r.setting);
+    if (!r.knob.empty() && !r.bracketed) setting += " (coarsest)";
+    std::printf("%-22s %-22s %8ld %12.4g", r.method.c_str(), setting.c_str(), r.steps,
+                r.time ? r.time->median : 0.0);
+    for (const auto& c : search.criteria) {
+      const auto v = r.values.find(c.name);
+      const std::string cell =
+          v == r.values.end()
+              ? "-"
+              : Format("%.2e", v->second) + " (" + Format("%.3g", r.margins.at(c.name)) + "x)";
+      std::printf(" %22s", cell.c_str());
+    }
+    std::printf("\n");
+  }
+  for (const auto& r : results)
+    if (!r.passed) std::printf("%-22s cannot pass: %s\n", r.method.c_str(), r.reason.c_str());
+
+  Json j;
+  j["schema"] = "mbbench.fastest/1";
+  j["problem"] = {{"id", problem.id}, {"parameters", problem.parameters}};
+  j["t_end"] = search.base.t_end > 0.0 ? search.base.t_end : problem.t_end;
+  Json criteria = Json::object();
+  for (const auto& c : search.criteria) criteria[c.name] = c.bound;
+  j["criteria"] = criteria;
+  j["search"] = {{"repeats", search.repeats},
+                 {"max_steps", search.max_steps},
+                 {"bisections", search.bisections},
+                 {"budget_s", search.budget_s},
+                 {"atol_ratio", search.atol_ratio}};
+  j["fastest"] =
+      !results.empty() && results.front().passed ? Json(results.front().method) : Json(nullptr);
+  Json list = Json::array();
+  for (const auto& r : results) list.push_back(ResultJson(r));
+  j["methods"] = list;
+  WriteFileAtomically(path, j.dump(1) + "\n");
+  std::printf("result: %s\n", path.c_str());
+  return !results.empty() && results.front().passed ? 0 : 1;
+}
+
+}  // namespace mbb

@@ -1,0 +1,78 @@
+// `mbbench fastest` (harness/fastest.h): the search finds a passing configuration whose
+// coarser neighbour fails, says why a method cannot pass, and refuses bad criteria.
+#include <catch2/catch.hpp>
+
+#include "harness/fastest.h"
+#include "tests/run_spec.h"
+
+namespace mbb {
+namespace {
+
+FastestSearch PendulumSearch(double bound) {
+  FastestSearch s;
+  s.base = Spec("planar_pendulum", "", {}, {}, 1.0);
+  s.criteria = {{"position_error", bound}};
+  s.repeats = 1;
+  s.bisections = 3;
+  return s;
+}
+
+TEST_CASE("fastest brackets the cheapest fixed step that meets the criterion", "[fastest]") {
+  // RK4 on the pendulum over 1 s: the error falls like h^4, so some h in the range
+  // [horizon / 200000, horizon / 20] meets 1e-6 m and a coarser one does not.
+  const FastestResult r = SearchFastest(PendulumSearch(1e-6), "odeint-rk4");
+  REQUIRE(r.passed);
+  REQUIRE(r.knob == "h");
+  REQUIRE(r.setting);
+  CHECK(r.values.at("position_error") <= 1e-6);
+  CHECK(r.margins.at("position_error") >= 1.0);
+  REQUIRE(r.bracketed);
+  // Every trial at a coarser h than the chosen one that finished failed the bound, and the
+  // chosen h itself was a passing trial.
+  bool chosen_seen = false;
+  for (const FastestTrial& t : r.trials) {
+    if (t.setting > *r.setting * (1.0 + 1e-12)) CHECK_FALSE(t.passed);
+    if (t.setting == *r.setting) chosen_seen = chosen_seen || t.passed;
+  }
+  CHECK(chosen_seen);
+  REQUIRE(r.time);
+  CHECK(r.time->repeats == 1);
+}
+
+TEST_CASE("fastest searches an adaptive method over rtol", "[fastest]") {
+  const FastestResult r = SearchFastest(PendulumSearch(1e-6), "odeint-dopri5");
+  REQUIRE(r.passed);
+  CHECK(r.knob == "rtol");
+  REQUIRE(r.atol);
+  CHECK(*r.atol == Approx(*r.setting * 1e-2));
+}
+
+TEST_CASE("fastest gives the reason a method cannot pass", "[fastest]") {
+  // newmark-minimal needs m = 0; the pendulum's default form has constraints.
+  const FastestResult na = SearchFastest(PendulumSearch(1e-6), "newmark-minimal");
+  CHECK_FALSE(na.passed);
+  CHECK(na.reason.find("not_applicable") != std::string::npos);
+  // A bound below round-off: no rtol down to 1e-14 meets 1e-18 m.
+  FastestSearch tight = PendulumSearch(1e-18);
+  tight.budget_s = 5.0;
+  const FastestResult no = SearchFastest(tight, "odeint-dopri5");
+  CHECK_FALSE(no.passed);
+  CHECK(no.reason.find("no rtol") != std::string::npos);
+}
+
+TEST_CASE("fastest refuses unknown criteria and missing bounds", "[fastest]") {
+  FastestOptions o;
+  o.problem = "planar_pendulum";
+  o.methods = {"odeint-rk4"};
+  o.criteria = {"speed=1"};
+  CHECK_THROWS_AS(CmdFastest(o), InputError);
+  o.criteria = {"energy_drift"};
+  CHECK_THROWS_AS(CmdFastest(o), InputError);
+  o.criteria = {"energy_drift=-1"};
+  CHECK_THROWS_AS(CmdFastest(o), InputError);
+  o.criteria = {};
+  CHECK_THROWS_AS(CmdFastest(o), InputError);
+}
+
+}  // namespace
+}  // namespace mbb
