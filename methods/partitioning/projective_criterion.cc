@@ -220,7 +220,9 @@ bool ProjectiveCriterion::CosAlpha(const Matrix& mass, const Matrix& phi_q, Vect
   }
   Shape(md_, k, k);
   Shape(md_inv_d_, k, n_);
-  md_.noalias() = d * mass * d.transpose();  // M_d = D M D^T (13)
+  Shape(dm_, k, n_);
+  dm_.noalias() = d * mass;
+  md_.noalias() = dm_ * d.transpose();  // M_d = D M D^T (13)
   md_llt_.compute(md_);
   if (md_llt_.info() != Eigen::Success) return false;
   md_inv_d_ = md_llt_.solve(d);
