@@ -109,9 +109,15 @@ class PartitioningMethod final : public FixedStepMethod {
   explicit PartitioningMethod(PartitioningOptions options) : options_(options) {}
 
   std::string CheckApplicable(const Problem& problem) const override {
-    if (problem.m() >= problem.n())
-      return "coordinate partitioning needs fewer constraints than coordinates (m = " +
-             std::to_string(problem.m()) + ", n = " + std::to_string(problem.n()) + ")";
+    // The rank of Phi_q at the start, not m: redundant constraints (Bricard) leave k > 0.
+    auto ws = problem.dae->MakeWorkspace();
+    Matrix c(problem.m(), problem.n());
+    problem.dae->CalcPhiQ(*ws, problem.t0, problem.q0, c);
+    Partition rows;
+    const int r = PartitionKinematics(problem.n(), problem.m()).FindRows(c, rows);
+    if (r >= problem.n())
+      return "coordinate partitioning needs an independent coordinate (rank Phi_q = " +
+             std::to_string(r) + " = n)";
     if (options_.independent > problem.n())
       return "independent = " + std::to_string(options_.independent) + " but the problem has " +
              std::to_string(problem.n()) + " coordinates";
