@@ -26,10 +26,11 @@ enum class Integrator { kRk4, kDopri5, kAb4 };
 struct PartitioningOptions {
   Selection selection = Selection::kProjective;
   Integrator integrator = Integrator::kRk4;
-  double hysteresis = 0.05;
+  double hysteresis = 0.01;
   bool projection = true;
   int independent = 0;  // fixed: 1-based index of the named coordinate, 0 = criterion at t0
   bool reactions = false;
+  bool restart_after_switch = false;  // ab4: RK4 start-up after a switch
 };
 
 // Explicit Runge-Kutta tableaux: classical RK4 and Dormand-Prince 5(4) with its FSAL error
@@ -268,6 +269,7 @@ class PartitioningMethod final : public FixedStepMethod {
     if (options_.integrator == Integrator::kAb4 && w.history > 0) {
       w.hist_q.col(0) = w.q_dot;  // same state, same q' and q'' up to rounding
       w.hist_a.col(0) = w.q_ddot;
+      if (options_.restart_after_switch) w.history = 1;  // RK4 start-up again
     }
     return true;
   }
@@ -424,10 +426,11 @@ PartitioningOptions Parse(const ParameterSet& p, Selection selection) {
   o.integrator = integrator == "dopri5" ? Integrator::kDopri5
                  : integrator == "ab4"  ? Integrator::kAb4
                                         : Integrator::kRk4;
-  o.hysteresis = p.GetDouble("hysteresis", 0.05);
+  o.hysteresis = p.GetDouble("hysteresis", 0.01);
   o.projection = p.GetString("projection", "on") == "on";
   o.independent = static_cast<int>(p.GetDouble("independent", 0.0));
   o.reactions = p.GetString("reactions", "off") == "on";
+  o.restart_after_switch = p.GetString("ab_restart", "off") == "on";
   return o;
 }
 
@@ -463,6 +466,11 @@ std::vector<MethodEntry> PartitioningMethodEntries() {
       "projection", "on", "Newton onto Phi = 0 along q_D after every step", {"on", "off"}};
   const ParameterSpec reactions{
       "reactions", "off", "joint reactions by (35), (37), (38) in the series", {"off", "on"}};
+  const ParameterSpec ab_restart{
+      "ab_restart",
+      "off",
+      "ab4: restart with RK4 steps after a switch (off: keep the history as q''(I_new))",
+      {"off", "on"}};
   ParameterSpec hysteresis{
       "hysteresis", "0.05", "switch when another choice's cos^2 sum beats the current by this", {}};
   hysteresis.min = 0.0;
@@ -479,7 +487,7 @@ std::vector<MethodEntry> PartitioningMethodEntries() {
   const MethodPromises promises = MethodPromises::FixedStep(4).Position().Velocity().Acceleration();
   auto entry = [&](const char* name, const char* summary, Selection selection,
                    std::vector<ParameterSpec> extra) {
-    std::vector<ParameterSpec> specs = {integrator, projection, reactions};
+    std::vector<ParameterSpec> specs = {integrator, projection, reactions, ab_restart};
     for (auto& s : extra) specs.push_back(s);
     return MethodEntry{name,
                        summary,

@@ -91,9 +91,11 @@ void PartitionKinematics::ChooseByWeight(const Eigen::Ref<const Matrix>& phi_q,
   const int r = static_cast<int>(partition.rows.size());
   for (int i = 0; i < r; ++i) rows_c_.row(i) = phi_q.row(partition.rows[i]);
   std::iota(order_.begin(), order_.end(), 0);
-  // Ascending weight, ties by index (a deterministic choice).
-  std::stable_sort(order_.begin(), order_.end(),
-                   [&weight](int a, int b) { return weight[a] < weight[b]; });
+  // Ascending weight, ties by index (a deterministic choice; std::sort, unlike
+  // std::stable_sort, takes no temporary buffer).
+  std::sort(order_.begin(), order_.end(), [&weight](int a, int b) {
+    return weight[a] < weight[b] || (weight[a] == weight[b] && a < b);
+  });
   const double scale = r > 0 ? rows_c_.topRows(r).cwiseAbs().maxCoeff() : 0.0;
   partition.dependent.clear();
   int taken = 0;
