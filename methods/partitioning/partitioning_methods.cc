@@ -63,6 +63,10 @@ constexpr double kDopri5Error[7] = {
 constexpr double kSafety = 0.9, kFacMin = 0.2, kFacMax = 5.0;
 // Adams-Bashforth 4: y_{n+1} = y_n + h/24 (55 f_n - 59 f_{n-1} + 37 f_{n-2} - 9 f_{n-3})
 // [Hairer et al. 1993, s III.1].
+// A partition is left when its C_D's condition number exceeds the best candidate's by this
+// factor, whatever the criterion says (two decades: far from the four-bar's range, where
+// cond(C_D) stays below 30, and well before a singular C_D ruins the projection).
+constexpr double kConditionRatio = 100.0;
 constexpr double kAb4[4] = {55.0 / 24.0, -59.0 / 24.0, 37.0 / 24.0, -9.0 / 24.0};
 
 struct Workspace final : FixedStepWorkspace {
@@ -253,10 +257,20 @@ class PartitioningMethod final : public FixedStepMethod {
     for (int j : w.partition.independent) current += w.weight[j];
     for (int j : w.candidate.independent) best += w.weight[j];
     const bool current_valid = w.eq.Prepare(t, w.q, w.partition);
-    if (current_valid && best <= current + options_.hysteresis &&
-        w.candidate.independent.size() == w.partition.independent.size())
+    const double current_cond = current_valid ? w.eq.ConditionDependent() : 0.0;
+    if (!w.eq.Prepare(t, w.q, w.candidate)) {
+      if (current_valid) w.eq.Prepare(t, w.q, w.partition);  // keep the current factors
+      return current_valid;
+    }
+    // For k > 1 the summed weights barely move while one direction of C_D degenerates (seen
+    // on the spin top in Euler parameters): also leave a partition whose C_D has become far
+    // worse conditioned than the candidate's.
+    const bool degenerating = current_cond > kConditionRatio * w.eq.ConditionDependent();
+    if (current_valid && !degenerating && best <= current + options_.hysteresis &&
+        w.candidate.independent.size() == w.partition.independent.size()) {
+      w.eq.Prepare(t, w.q, w.partition);
       return true;
-    if (!w.eq.Prepare(t, w.q, w.candidate)) return current_valid;
+    }
     // Switch: v_I from the full velocity, which the old partition gave by (9).
     w.partition.independent = w.candidate.independent;
     w.partition.dependent = w.candidate.dependent;
