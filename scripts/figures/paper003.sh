@@ -16,6 +16,7 @@ BIN="${MBBENCH:-${1:-build}/harness/mbbench}"
 [ -x "$BIN" ] || { echo "build first: $BIN not found" >&2; exit 2; }
 OUT="${MBBENCH_FIGURES_OUT:-results/figures}/003"
 mkdir -p "$OUT"
+rm -rf "$OUT/runs"  # no stale results of an earlier recipe version
 FB="-p four_bar --param form=angles"
 
 run() {  # run NAME ARGS...: one run (series on) into $OUT/runs/NAME/
