@@ -6,6 +6,7 @@
 #include "methods/method.h"
 #include "methods/newmark/newmark_methods.h"
 #include "methods/odeint/odeint_methods.h"
+#include "methods/partitioning/partitioning_methods.h"
 #include "methods/qr/qr_projection.h"
 #ifdef MBBENCH_WITH_SIMBODY
 #include "methods/simbody/simbody_peer.h"
@@ -20,6 +21,7 @@ const std::vector<MethodEntry>& MethodRegistry() {
     using Family = std::vector<MethodEntry> (*)();
     std::vector<Family> families = {IdaMethodEntries, ArkodeMethodEntries, OdeintMethodEntries,
                                     NewmarkMethodEntries, QrMethodEntries};
+    families.push_back(PartitioningMethodEntries);
 #ifdef MBBENCH_WITH_SIMBODY  // optional: the peer needs libsimbody-dev
     families.push_back(SimbodyMethodEntries);
 #endif

@@ -73,6 +73,14 @@ struct ModelStructure {
   /// and twist are then the problem's q0, v0.
   std::function<void(const std::vector<BodyMotion>& bodies, Vector& q, Vector& v)>
       coordinates_from_bodies;
+  /// For a planar problem whose q is not made of the bodies' blocks (relative angles): at q,
+  /// the Jacobian (2 x n) of the global position of the body-frame point `point` of body
+  /// `body` (index into model.bodies) and the gradient (n) of the body's global angle. Null
+  /// when the blocks make up q (methods then differentiate the blocks themselves) or when
+  /// the problem does not offer it. Must not allocate (paper 003's reactions call it per step).
+  std::function<void(const Vector& q, int body, const Eigen::Vector3d& point,
+                     Eigen::Ref<Eigen::MatrixXd> position, Eigen::Ref<Eigen::VectorXd> angle)>
+      planar_body_jacobian;
 };
 
 /// The kinematic tree of a model (problems/model/model_structure.cc): breadth-first from

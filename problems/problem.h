@@ -43,6 +43,10 @@ struct Problem {
   double h_default = 1e-3;  // fixed step used by fixed-step methods unless --set h
   Vector q0, v0;            // consistent initial state
 
+  /// Optional names of the coordinates of q (e.g. the paper's alpha1, alpha2, alpha3), used
+  /// by methods reporting per-coordinate series; empty: none given.
+  std::vector<std::string> coordinate_names;
+
   /// Named outputs of the source's plots (docs/problems.md, "Output names": a contract).
   std::vector<std::string> output_names;
   std::function<void(double t, const Vector& q, const Vector& v, Vector& out)> calc_outputs;

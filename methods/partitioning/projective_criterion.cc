@@ -12,6 +12,9 @@ namespace {
 // rounding of an elimination on O(1) entries (~1e-15), well below any conditioning the
 // methods accept.
 constexpr double kRankTolerance = 1e-10;
+// A dependent column counts as well independent of the ones taken when its residual exceeds
+// this fraction of the largest column of C (an angle of about 6 degrees for equal norms).
+constexpr double kWellIndependent = 0.1;
 
 // Resizes only when the shape changes (no allocation while the rank is unchanged).
 void Shape(Matrix& x, int rows, int cols) {
@@ -91,23 +94,35 @@ void PartitionKinematics::ChooseByWeight(const Eigen::Ref<const Matrix>& phi_q,
   const int r = static_cast<int>(partition.rows.size());
   for (int i = 0; i < r; ++i) rows_c_.row(i) = phi_q.row(partition.rows[i]);
   std::iota(order_.begin(), order_.end(), 0);
-  // Ascending weight, ties by index (a deterministic choice).
-  std::stable_sort(order_.begin(), order_.end(),
-                   [&weight](int a, int b) { return weight[a] < weight[b]; });
+  // Ascending weight, ties by index (a deterministic choice; std::sort, unlike
+  // std::stable_sort, takes no temporary buffer).
+  std::sort(order_.begin(), order_.end(), [&weight](int a, int b) {
+    return weight[a] < weight[b] || (weight[a] == weight[b] && a < b);
+  });
   const double scale = r > 0 ? rows_c_.topRows(r).cwiseAbs().maxCoeff() : 0.0;
+  const double column_scale = r > 0 ? rows_c_.topRows(r).colwise().norm().maxCoeff() : 0.0;
   partition.dependent.clear();
   int taken = 0;
-  for (int j : order_) {
-    if (taken == r) break;
-    column_.head(r) = rows_c_.col(j).head(r);
-    // Modified Gram-Schmidt against the columns taken so far.
-    for (int s = 0; s < taken; ++s)
-      column_.head(r) -= basis_.col(s).head(r).dot(column_.head(r)) * basis_.col(s).head(r);
-    const double norm = column_.head(r).norm();
-    if (!(norm > kRankTolerance * scale)) continue;  // dependent on the taken columns
-    basis_.col(taken).head(r) = column_.head(r) / norm;
-    partition.dependent.push_back(j);
-    ++taken;
+  // Two passes over the ascending weights: first only columns well independent of those
+  // taken (residual above kWellIndependent of the largest column: the matroid greedy alone
+  // accepts a barely independent column and with it an ill-conditioned C_D, seen on the spin
+  // top in Euler parameters), then any independent column to complete the set.
+  std::fill(col_perm_.begin(), col_perm_.end(), 0);  // 1: taken
+  for (const double threshold : {kWellIndependent * column_scale, kRankTolerance * scale}) {
+    for (int j : order_) {
+      if (taken == r) break;
+      if (col_perm_[j]) continue;
+      column_.head(r) = rows_c_.col(j).head(r);
+      // Modified Gram-Schmidt against the columns taken so far.
+      for (int s = 0; s < taken; ++s)
+        column_.head(r) -= basis_.col(s).head(r).dot(column_.head(r)) * basis_.col(s).head(r);
+      const double norm = column_.head(r).norm();
+      if (!(norm > threshold)) continue;  // (nearly) dependent on the taken columns
+      basis_.col(taken).head(r) = column_.head(r) / norm;
+      partition.dependent.push_back(j);
+      col_perm_[j] = 1;
+      ++taken;
+    }
   }
   std::sort(partition.dependent.begin(), partition.dependent.end());
   partition.independent.clear();
@@ -220,7 +235,9 @@ bool ProjectiveCriterion::CosAlpha(const Matrix& mass, const Matrix& phi_q, Vect
   }
   Shape(md_, k, k);
   Shape(md_inv_d_, k, n_);
-  md_.noalias() = d * mass * d.transpose();  // M_d = D M D^T (13)
+  Shape(dm_, k, n_);
+  dm_.noalias() = d * mass;
+  md_.noalias() = dm_ * d.transpose();  // M_d = D M D^T (13)
   md_llt_.compute(md_);
   if (md_llt_.info() != Eigen::Success) return false;
   md_inv_d_ = md_llt_.solve(d);

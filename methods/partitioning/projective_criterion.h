@@ -110,7 +110,7 @@ class ProjectiveCriterion {
   Eigen::LLT<Matrix> mass_llt_;
   Eigen::LDLT<Matrix> rest_ldlt_;
   Eigen::LLT<Matrix> md_llt_, mc_llt_;
-  Matrix mass_inverse_, identity_, rest_, md_, md_inv_d_, c_minv_, mc_, mc_inv_c_, rows_c_;
+  Matrix mass_inverse_, identity_, rest_, md_, dm_, md_inv_d_, c_minv_, mc_, mc_inv_c_, rows_c_;
   Vector rest_col_, rest_x_, schur_;
 };
 

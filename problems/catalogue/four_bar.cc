@@ -184,6 +184,30 @@ std::shared_ptr<ModelStructure> AnglesStructure(const ModelDescription& m) {
     v[1] = b[0].angular_velocity.z() - b[1].angular_velocity.z();
     v[2] = b[1].angular_velocity.z() - b[2].angular_velocity.z();
   };
+  // Reactions (paper 003 s5) need the Jacobian of a body point: link i has the global angle
+  // theta_i = pi/2 - phi_i, its centre at sum_{j<i} l_j u_j + l_i/2 u_i, a point s of its frame
+  // at centre + R(theta_i) s; d phi_i / d alpha_k = [k <= i].
+  s->planar_body_jacobian = [](const Vector& q, int body, const Eigen::Vector3d& point,
+                               Eigen::Ref<Eigen::MatrixXd> jac, Eigen::Ref<Eigen::VectorXd> angle) {
+    const double lengths[3] = {kL1, kL2, kL3};
+    jac.setZero();
+    angle.setZero();
+    double phi = 0.0;
+    for (int j = 0; j <= body; ++j) {
+      phi += q[j];
+      const double arm = j < body ? lengths[j] : 0.5 * lengths[j];
+      for (int k = 0; k <= j; ++k) {
+        jac(0, k) += arm * std::cos(phi);
+        jac(1, k) -= arm * std::sin(phi);
+      }
+    }
+    const double th = M_PI / 2 - phi, c = std::cos(th), sn = std::sin(th);
+    for (int k = 0; k <= body; ++k) {
+      jac(0, k) -= -sn * point.x() - c * point.y();  // R'(theta) s dtheta/dalpha_k, = -1
+      jac(1, k) -= c * point.x() - sn * point.y();
+      angle[k] = -1.0;
+    }
+  };
   return s;
 }
 
@@ -217,6 +241,7 @@ Problem BuildAngles(const ParameterSet& p) {
   problem.t_end = model.t_end;
   problem.h_default = model.h_default;
   problem.output_names = {"alpha1", "alpha2", "alpha3"};
+  problem.coordinate_names = problem.output_names;
   problem.output_periods = {2.0 * M_PI, 2.0 * M_PI, 2.0 * M_PI};
   problem.calc_outputs = [](double, const Vector& q, const Vector&, Vector& out) { out = q; };
   problem.default_methods = model.default_methods;

@@ -74,6 +74,7 @@ Problem Build(const ParameterSet& p) {
   problem.v0 = Vector::Zero(3);
   problem.structure = Structure(eq, gamma0);
   problem.output_names = {"x", "y", "gamma"};
+  problem.coordinate_names = problem.output_names;
   problem.calc_outputs = [](double, const Vector& q, const Vector&, Vector& out) { out = q; };
   problem.default_methods = {"ida", "odeint-dopri5", "arkode-erk", "simbody"};
   return problem;

@@ -1,0 +1,531 @@
+// Coordinate partitioning methods of paper 003 (see the header): the choice of q_I, the
+// explicit integrators on the k + n system (12), (9), the projection and the switch.
+//
+// State: the positions q (n) and the independent velocities v_I (k). A switch at a step end
+// re-reads v_I from the full velocity q' (9) of the state: the velocity is continuous and
+// q_I' of the new partition is one of its components. The Adams-Bashforth history is kept as
+// full (q', q'') so that the history of v_I' after a switch is q''(I_new) of the past steps
+// (the order survives a switch; the error constant need not: docs/methods/partitioning.md).
+#include "methods/partitioning/partitioning_methods.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "methods/fixed_step_method.h"
+#include "methods/partitioning/partitioned_equations.h"
+#include "methods/partitioning/projective_criterion.h"
+#include "methods/partitioning/reactions.h"
+
+namespace mbb {
+namespace {
+
+enum class Selection { kProjective, kSvd, kFixed };
+enum class Integrator { kRk4, kDopri5, kAb4 };
+
+struct PartitioningOptions {
+  Selection selection = Selection::kProjective;
+  Integrator integrator = Integrator::kRk4;
+  double hysteresis = 0.01;
+  bool projection = true;
+  int independent = 0;  // fixed: 1-based index of the named coordinate, 0 = criterion at t0
+  bool reactions = false;
+  bool restart_after_switch = false;  // ab4: RK4 start-up after a switch
+};
+
+// Explicit Runge-Kutta tableaux: classical RK4 and Dormand-Prince 5(4) with its FSAL error
+// weights e = b - b* [Dormand, Prince 1980; Hairer et al. 1993, Table II.5.2].
+struct Tableau {
+  int stages;
+  double c[7];
+  double a[7][7];
+  double b[7];
+};
+constexpr Tableau kRk4 = {4,
+                          {0.0, 0.5, 0.5, 1.0},
+                          {{0}, {0.5}, {0, 0.5}, {0, 0, 1.0}},
+                          {1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0}};
+constexpr Tableau kDopri5 = {
+    7,
+    {0.0, 1.0 / 5.0, 3.0 / 10.0, 4.0 / 5.0, 8.0 / 9.0, 1.0, 1.0},
+    {{0},
+     {1.0 / 5.0},
+     {3.0 / 40.0, 9.0 / 40.0},
+     {44.0 / 45.0, -56.0 / 15.0, 32.0 / 9.0},
+     {19372.0 / 6561.0, -25360.0 / 2187.0, 64448.0 / 6561.0, -212.0 / 729.0},
+     {9017.0 / 3168.0, -355.0 / 33.0, 46732.0 / 5247.0, 49.0 / 176.0, -5103.0 / 18656.0},
+     {35.0 / 384.0, 0.0, 500.0 / 1113.0, 125.0 / 192.0, -2187.0 / 6784.0, 11.0 / 84.0}},
+    {35.0 / 384.0, 0.0, 500.0 / 1113.0, 125.0 / 192.0, -2187.0 / 6784.0, 11.0 / 84.0, 0.0}};
+constexpr double kDopri5Error[7] = {
+    71.0 / 57600.0,      0.0,          -71.0 / 16695.0, 71.0 / 1920.0,
+    -17253.0 / 339200.0, 22.0 / 525.0, -1.0 / 40.0};
+// Step size controller [Hairer et al. 1993, s II.4, (4.11)-(4.13)].
+constexpr double kSafety = 0.9, kFacMin = 0.2, kFacMax = 5.0;
+// Adams-Bashforth 4: y_{n+1} = y_n + h/24 (55 f_n - 59 f_{n-1} + 37 f_{n-2} - 9 f_{n-3})
+// [Hairer et al. 1993, s III.1].
+// A partition is left when its C_D's condition number exceeds the best candidate's by this
+// factor, whatever the criterion says (two decades: far from the four-bar's range, where
+// cond(C_D) stays below 30, and well before a singular C_D ruins the projection).
+constexpr double kConditionRatio = 100.0;
+constexpr double kAb4[4] = {55.0 / 24.0, -59.0 / 24.0, 37.0 / 24.0, -9.0 / 24.0};
+
+struct Workspace final : FixedStepWorkspace {
+  explicit Workspace(const Problem& p)
+      : eq(*p.dae),
+        criterion(p.n(), p.m()),
+        n(p.n()),
+        m(p.m()),
+        q(p.n()),
+        q_start(p.n()),
+        q_stage(p.n()),
+        q_err(p.n()),
+        q_dot(p.n()),
+        q_ddot(p.n()),
+        kq(p.n(), 7),
+        ka(p.n(), 7),
+        hist_q(p.n(), 4),
+        hist_a(p.n(), 4),
+        weight(p.n()),
+        cos2(p.n()),
+        mass(p.n(), p.n()) {}
+
+  PartitionedEquations eq;
+  ProjectiveCriterion criterion;
+  std::unique_ptr<JointReactions> reactions;
+  int n, m, k = 0;
+  Partition partition, candidate;
+  Vector q, q_start, q_stage, q_err, q_dot, q_ddot;
+  Vector v_i, v_start, v_stage, v_err;
+  Matrix kq, ka;          // stage rates: q' (n) and q'' (n), v_I' = q''(I)
+  Matrix hist_q, hist_a;  // Adams-Bashforth history, newest in column 0
+  int history = 0;        // valid history columns
+  Vector weight, cos2;
+  Matrix mass;
+  double h_proposal = 0.0;
+  long switches = 0;
+  double cond_max = 0.0;
+  double reaction_spread = 0.0;
+};
+
+Workspace& Cast(FixedStepWorkspace& w) { return static_cast<Workspace&>(w); }
+
+class PartitioningMethod final : public FixedStepMethod {
+ public:
+  explicit PartitioningMethod(PartitioningOptions options) : options_(options) {}
+
+  std::string CheckApplicable(const Problem& problem) const override {
+    // The rank of Phi_q at the start, not m: redundant constraints (Bricard) leave k > 0.
+    auto ws = problem.dae->MakeWorkspace();
+    Matrix c(problem.m(), problem.n());
+    problem.dae->CalcPhiQ(*ws, problem.t0, problem.q0, c);
+    Partition rows;
+    const int r = PartitionKinematics(problem.n(), problem.m()).FindRows(c, rows);
+    if (r >= problem.n())
+      return "coordinate partitioning needs an independent coordinate (rank Phi_q = " +
+             std::to_string(r) + " = n)";
+    if (options_.independent > problem.n())
+      return "independent = " + std::to_string(options_.independent) + " but the problem has " +
+             std::to_string(problem.n()) + " coordinates";
+    if (options_.reactions) return JointReactions::CheckApplicable(problem);
+    return {};
+  }
+
+  std::vector<std::string> ExtraSeriesNames(const Problem& problem) const override {
+    std::vector<std::string> names;
+    for (const std::string& c : CoordinateNames(problem)) names.push_back("cos2_" + c);
+    const int k = problem.n() - problem.m();  // the full-rank count; redundant rows add more
+    names.push_back("independent");
+    for (int j = 2; j <= k; ++j) names.push_back("independent_" + std::to_string(j));
+    if (options_.reactions)
+      for (const std::string& r : JointReactions::SeriesNames(problem)) names.push_back(r);
+    return names;
+  }
+
+ protected:
+  std::unique_ptr<FixedStepWorkspace> Begin(const Problem& problem, double h, FixedStepState& state,
+                                            WorkCounters& counters,
+                                            std::string& error) const override {
+    auto w = std::make_unique<Workspace>(problem);
+    w->q = state.q;
+    w->h_proposal = h;
+    if (options_.reactions) w->reactions = std::make_unique<JointReactions>(problem);
+    if (!ChooseInitial(*w, state.t, error)) return nullptr;
+    w->k = static_cast<int>(w->partition.independent.size());
+    for (Vector* x : {&w->v_i, &w->v_start, &w->v_stage, &w->v_err}) x->resize(w->k);
+    for (int j = 0; j < w->k; ++j) w->v_i[j] = state.v[w->partition.independent[j]];
+    if (!w->eq.Rates(state.t, w->q, w->partition, w->v_i, w->q_dot, w->q_ddot)) {
+      error = "singular C_D or M_d at the start";
+      return nullptr;
+    }
+    ++counters.rhs_evals;
+    state.extra.resize(static_cast<long>(ExtraSeriesNames(problem).size()));
+    state.has_extra = true;
+    Publish(*w, state);
+    return w;
+  }
+
+  bool AdaptiveSteps() const override { return options_.integrator == Integrator::kDopri5; }
+
+  StepStatus Step(FixedStepWorkspace& workspace, double h, FixedStepState& state,
+                  WorkCounters& counters) const override {
+    Workspace& w = Cast(workspace);
+    const double t = state.t;
+    double taken = h;
+    std::string why;
+    bool ok = true;
+    switch (options_.integrator) {
+      case Integrator::kRk4:
+        ok = RungeKuttaStep(w, kRk4, t, h, counters, why);
+        break;
+      case Integrator::kAb4:
+        ok = AdamsBashforthStep(w, t, h, counters, why);
+        break;
+      case Integrator::kDopri5:
+        ok = AdaptiveStep(w, t, h, taken, counters, why);
+        break;
+    }
+    if (!ok) return StepStatus::Failed(why);
+    const double t_new = t + taken;
+    if (options_.projection && !w.eq.Project(t_new, w.q, w.partition))
+      return StepStatus::Failed("projection onto Phi = 0 along q_D did not converge");
+    if (!w.eq.Rates(t_new, w.q, w.partition, w.v_i, w.q_dot, w.q_ddot))
+      return StepStatus::Failed("singular C_D or M_d after the step");
+    ++counters.rhs_evals;
+    w.cond_max = std::max(w.cond_max, w.eq.ConditionDependent());
+    if (options_.integrator == Integrator::kAb4) PushHistory(w);
+    state.t = t_new;
+    if (options_.selection != Selection::kFixed && !Reselect(w, t_new, counters))
+      return StepStatus::Failed("no valid partition at the step end");
+    Publish(w, state);
+    if (AdaptiveSteps()) return StepStatus::Accepted(taken, w.h_proposal);
+    return StepStatus::Ok();
+  }
+
+  void Finish(FixedStepWorkspace& workspace,
+              std::map<std::string, double>& metrics) const override {
+    Workspace& w = Cast(workspace);
+    metrics["partition_switches"] = static_cast<double>(w.switches);
+    metrics["cond_c_d_max"] = w.cond_max;
+    if (options_.reactions) metrics["reaction_formula_spread"] = w.reaction_spread;
+  }
+
+ private:
+  // Weights of the choice at (t, q): (23a) or the SVD score; false if not computable.
+  bool Weights(Workspace& w, double t, Selection selection) const {
+    const Matrix& c = w.eq.UpdateJacobian(t, w.q);
+    if (selection == Selection::kSvd) return w.criterion.SvdScore(c, w.weight);
+    w.eq.dae().CalcMassMatrix(w.eq.workspace(), w.q, w.mass);
+    return w.criterion.CosAlpha(w.mass, c, w.weight);
+  }
+
+  bool ChooseInitial(Workspace& w, double t, std::string& error) const {
+    const Selection selection =
+        options_.selection == Selection::kSvd ? Selection::kSvd : Selection::kProjective;
+    if (!Weights(w, t, selection)) {
+      error = "the criterion cannot be evaluated at the start (M_d not positive definite)";
+      return false;
+    }
+    const Matrix& c = w.eq.phi_q();
+    w.eq.kinematics().FindRows(c, w.partition);
+    if (options_.selection == Selection::kFixed && options_.independent > 0)
+      w.weight[options_.independent - 1] = std::numeric_limits<double>::infinity();
+    w.eq.kinematics().ChooseByWeight(c, w.weight, w.partition);
+    if (options_.selection == Selection::kFixed && options_.independent > 0 &&
+        std::find(w.partition.independent.begin(), w.partition.independent.end(),
+                  options_.independent - 1) == w.partition.independent.end()) {
+      error = "coordinate " + std::to_string(options_.independent) +
+              " cannot be independent at the start (C_D singular without it)";
+      return false;
+    }
+    if (!w.eq.Prepare(t, w.q, w.partition)) {
+      error = "singular C_D for the chosen partition";
+      return false;
+    }
+    return true;
+  }
+
+  // The choice after a step: switch when the best partition's summed weight beats the
+  // current one's by the hysteresis, or when the current C_D has become singular.
+  bool Reselect(Workspace& w, double t, WorkCounters& counters) const {
+    if (!Weights(w, t, options_.selection)) return false;
+    const Matrix& c = w.eq.phi_q();
+    w.candidate.rows = w.partition.rows;
+    w.eq.kinematics().FindRows(c, w.candidate);
+    w.eq.kinematics().ChooseByWeight(c, w.weight, w.candidate);
+    if (w.candidate == w.partition) return true;
+    double current = 0.0, best = 0.0;
+    for (int j : w.partition.independent) current += w.weight[j];
+    for (int j : w.candidate.independent) best += w.weight[j];
+    const bool current_valid = w.eq.Prepare(t, w.q, w.partition);
+    const double current_cond = current_valid ? w.eq.ConditionDependent() : 0.0;
+    if (!w.eq.Prepare(t, w.q, w.candidate)) {
+      if (current_valid) w.eq.Prepare(t, w.q, w.partition);  // keep the current factors
+      return current_valid;
+    }
+    // For k > 1 the summed weights barely move while one direction of C_D degenerates (seen
+    // on the spin top in Euler parameters): also leave a partition whose C_D has become far
+    // worse conditioned than the candidate's.
+    const bool degenerating = current_cond > kConditionRatio * w.eq.ConditionDependent();
+    if (current_valid && !degenerating && best <= current + options_.hysteresis &&
+        w.candidate.independent.size() == w.partition.independent.size()) {
+      w.eq.Prepare(t, w.q, w.partition);
+      return true;
+    }
+    // Switch: v_I from the full velocity, which the old partition gave by (9).
+    w.partition.independent = w.candidate.independent;
+    w.partition.dependent = w.candidate.dependent;
+    w.partition.rows = w.candidate.rows;
+    w.k = static_cast<int>(w.partition.independent.size());
+    for (int j = 0; j < w.k; ++j) w.v_i[j] = w.q_dot[w.partition.independent[j]];
+    ++w.switches;
+    if (!w.eq.Rates(t, w.q, w.partition, w.v_i, w.q_dot, w.q_ddot)) return false;
+    ++counters.rhs_evals;
+    if (options_.integrator == Integrator::kAb4 && w.history > 0) {
+      w.hist_q.col(0) = w.q_dot;  // same state, same q' and q'' up to rounding
+      w.hist_a.col(0) = w.q_ddot;
+      if (options_.restart_after_switch) w.history = 1;  // RK4 start-up again
+    }
+    return true;
+  }
+
+  // Stage rates at (t, q_stage, v_stage) into column s.
+  bool StageRates(Workspace& w, double t, int s, WorkCounters& counters) const {
+    ++counters.rhs_evals;
+    if (!w.eq.Rates(t, w.q_stage, w.partition, w.v_stage, w.q_dot, w.q_ddot)) return false;
+    w.kq.col(s) = w.q_dot;
+    w.ka.col(s) = w.q_ddot;
+    return true;
+  }
+
+  // Stage state y_start + h sum_j a_sj k_j.
+  void StageState(Workspace& w, const Tableau& tab, int s, double h) const {
+    w.q_stage = w.q_start;
+    for (int j = 0; j < w.k; ++j) w.v_stage[j] = w.v_start[j];
+    for (int j = 0; j < s; ++j) {
+      if (tab.a[s][j] == 0.0) continue;
+      w.q_stage.noalias() += (h * tab.a[s][j]) * w.kq.col(j);
+      for (int i = 0; i < w.k; ++i)
+        w.v_stage[i] += h * tab.a[s][j] * w.ka(w.partition.independent[i], j);
+    }
+  }
+
+  bool RungeKuttaStep(Workspace& w, const Tableau& tab, double t, double h, WorkCounters& counters,
+                      std::string& why) const {
+    w.q_start = w.q;
+    w.v_start = w.v_i;
+    const int stages = tab.stages == 7 ? 6 : tab.stages;  // dopri5's 7th stage: error only
+    for (int s = 0; s < stages; ++s) {
+      StageState(w, tab, s, h);
+      if (!StageRates(w, t + tab.c[s] * h, s, counters)) {
+        why = "singular C_D or M_d in a stage";
+        return false;
+      }
+    }
+    w.q = w.q_start;
+    w.v_i = w.v_start;
+    for (int s = 0; s < stages; ++s) {
+      w.q.noalias() += (h * tab.b[s]) * w.kq.col(s);
+      for (int i = 0; i < w.k; ++i) w.v_i[i] += h * tab.b[s] * w.ka(w.partition.independent[i], s);
+    }
+    return true;
+  }
+
+  // Dormand-Prince 5(4) with step rejection; `taken` is the accepted step.
+  bool AdaptiveStep(Workspace& w, double t, double h, double& taken, WorkCounters& counters,
+                    std::string& why) const {
+    for (;;) {
+      if (!RungeKuttaStep(w, kDopri5, t, h, counters, why)) return false;
+      // FSAL stage at the fifth-order solution, for the embedded estimate.
+      w.q_stage = w.q;
+      w.v_stage = w.v_i;
+      if (!StageRates(w, t + h, 6, counters)) {
+        why = "singular C_D or M_d in a stage";
+        return false;
+      }
+      w.q_err.setZero();
+      w.v_err.setZero();
+      for (int s = 0; s < 7; ++s) {
+        w.q_err.noalias() += (h * kDopri5Error[s]) * w.kq.col(s);
+        for (int i = 0; i < w.k; ++i)
+          w.v_err[i] += h * kDopri5Error[s] * w.ka(w.partition.independent[i], s);
+      }
+      double sum = 0.0;
+      for (int i = 0; i < w.n; ++i) {
+        const double sc = w.atol + w.rtol * std::max(std::abs(w.q_start[i]), std::abs(w.q[i]));
+        sum += (w.q_err[i] / sc) * (w.q_err[i] / sc);
+      }
+      for (int i = 0; i < w.k; ++i) {
+        const double sc = w.atol + w.rtol * std::max(std::abs(w.v_start[i]), std::abs(w.v_i[i]));
+        sum += (w.v_err[i] / sc) * (w.v_err[i] / sc);
+      }
+      const double err = std::sqrt(sum / (w.n + w.k));
+      const double factor =
+          std::min(kFacMax, std::max(kFacMin, kSafety * std::pow(std::max(err, 1e-300), -0.2)));
+      if (err <= 1.0) {
+        taken = h;
+        w.h_proposal = h * factor;
+        return true;
+      }
+      ++counters.rejected_steps;
+      w.q = w.q_start;
+      w.v_i = w.v_start;
+      h *= std::min(1.0, factor);
+      if (h < 1e-12 * (1.0 + std::abs(t))) {
+        why = "step size underflow";
+        return false;
+      }
+    }
+  }
+
+  void PushHistory(Workspace& w) const {
+    for (int c = 3; c > 0; --c) {
+      w.hist_q.col(c) = w.hist_q.col(c - 1);
+      w.hist_a.col(c) = w.hist_a.col(c - 1);
+    }
+    w.hist_q.col(0) = w.q_dot;
+    w.hist_a.col(0) = w.q_ddot;
+    w.history = std::min(w.history + 1, 4);
+  }
+
+  // AB4 once four derivatives are known (the start's and three RK4 steps'); RK4 before, and
+  // for a step shorter than h (the last one, landing on t_end).
+  bool AdamsBashforthStep(Workspace& w, double t, double h, WorkCounters& counters,
+                          std::string& why) const {
+    if (w.history == 0) {  // the start: f(t0)
+      w.hist_q.col(0) = w.q_dot;
+      w.hist_a.col(0) = w.q_ddot;
+      w.history = 1;
+    }
+    if (w.history < 4 || std::abs(h - w.h_proposal) > 1e-12 * w.h_proposal)
+      return RungeKuttaStep(w, kRk4, t, h, counters, why);
+    for (int c = 0; c < 4; ++c) {
+      w.q.noalias() += (h * kAb4[c]) * w.hist_q.col(c);
+      for (int i = 0; i < w.k; ++i)
+        w.v_i[i] += h * kAb4[c] * w.hist_a(w.partition.independent[i], c);
+    }
+    return true;
+  }
+
+  // The reported state: q, q' (9), q'' (10), the criterion, the partition, reactions.
+  void Publish(Workspace& w, FixedStepState& state) const {
+    state.q = w.q;
+    state.v = w.q_dot;
+    state.a = w.q_ddot;
+    state.has_acceleration = true;
+    // The series reports (23a) for every method (the SVD method chooses by its own score).
+    w.eq.UpdateJacobian(state.t, w.q);
+    w.eq.dae().CalcMassMatrix(w.eq.workspace(), w.q, w.mass);
+    if (!w.criterion.CosAlpha(w.mass, w.eq.phi_q(), w.cos2)) w.cos2.setConstant(std::nan(""));
+    int e = 0;
+    for (int i = 0; i < w.n; ++i) state.extra[e++] = w.cos2[i];
+    const int columns = w.n - w.m > 0 ? w.n - w.m : 0;
+    for (int j = 0; j < std::max(columns, 1); ++j)
+      state.extra[e++] = j < w.k ? w.partition.independent[j] + 1 : std::nan("");
+    if (w.reactions) {
+      // Needs M, Q of the state: Rates ran at this state last (Step, Reselect or Begin).
+      w.eq.Rates(state.t, w.q, w.partition, w.v_i, w.q_dot, w.q_ddot);
+      const double spread = w.reactions->Compute(w.eq, w.partition, w.q, w.q_dot, w.q_ddot,
+                                                 state.extra.tail(state.extra.size() - e));
+      w.reaction_spread = std::max(w.reaction_spread, spread);
+    }
+  }
+
+  PartitioningOptions options_;
+};
+
+PartitioningOptions Parse(const ParameterSet& p, Selection selection) {
+  PartitioningOptions o;
+  o.selection = selection;
+  const std::string integrator = p.GetString("integrator", "rk4");
+  o.integrator = integrator == "dopri5" ? Integrator::kDopri5
+                 : integrator == "ab4"  ? Integrator::kAb4
+                                        : Integrator::kRk4;
+  o.hysteresis = p.GetDouble("hysteresis", 0.01);
+  o.projection = p.GetString("projection", "on") == "on";
+  o.independent = static_cast<int>(p.GetDouble("independent", 0.0));
+  o.reactions = p.GetString("reactions", "off") == "on";
+  o.restart_after_switch = p.GetString("ab_restart", "off") == "on";
+  return o;
+}
+
+bool UsesTolerances(const ParameterSet& p) { return p.GetString("integrator", "rk4") == "dopri5"; }
+
+}  // namespace
+
+std::vector<std::string> CoordinateNames(const Problem& problem) {
+  const int n = problem.n();
+  if (static_cast<int>(problem.coordinate_names.size()) == n) return problem.coordinate_names;
+  std::vector<std::string> names(n);
+  for (int i = 0; i < n; ++i) names[i] = "q" + std::to_string(i + 1);
+  if (!problem.structure) return names;
+  static const char* const kPlanar[] = {"x", "y", "theta"};
+  static const char* const kSpatial[] = {"x", "y", "z", "e0", "e1", "e2", "e3"};
+  for (const BodyCoordinates& b : problem.structure->bodies) {
+    const bool planar = problem.structure->model.dimension == 2;
+    for (int j = 0; j < b.size && b.offset + j < n; ++j) {
+      const char* suffix = planar && j < 3 ? kPlanar[j] : !planar && j < 7 ? kSpatial[j] : nullptr;
+      names[b.offset + j] = b.name + "_" + (suffix ? suffix : std::to_string(j + 1));
+    }
+  }
+  return names;
+}
+
+std::vector<MethodEntry> PartitioningMethodEntries() {
+  const ParameterSpec integrator{"integrator",
+                                 "rk4",
+                                 "rk4 (fixed h), dopri5 (adaptive, rtol/atol), ab4 "
+                                 "(Adams-Bashforth 4, fixed h, RK4 start-up)",
+                                 {"rk4", "dopri5", "ab4"}};
+  const ParameterSpec projection{
+      "projection", "on", "Newton onto Phi = 0 along q_D after every step", {"on", "off"}};
+  const ParameterSpec reactions{
+      "reactions", "off", "joint reactions by (35), (37), (38) in the series", {"off", "on"}};
+  const ParameterSpec ab_restart{
+      "ab_restart",
+      "off",
+      "ab4: restart with RK4 steps after a switch (off: keep the history as q''(I_new))",
+      {"off", "on"}};
+  ParameterSpec hysteresis{
+      "hysteresis", "0.05", "switch when another choice's cos^2 sum beats the current by this", {}};
+  hysteresis.min = 0.0;
+  ParameterSpec independent{"independent",
+                            "0",
+                            "1-based index of the independent coordinate (0: the projective "
+                            "choice at t0); k > 1: completed by the criterion at t0",
+                            {}};
+  independent.min = 0.0;
+  independent.integer = true;
+  // RK4 is fourth order [Hairer et al. 1993, s II.1]; the projection along q_D keeps Phi = 0
+  // to rounding and q' of (9) satisfies Phi_q q' + Phi_t = 0 exactly, q'' of (10) the
+  // acceleration constraint.
+  const MethodPromises promises = MethodPromises::FixedStep(4).Position().Velocity().Acceleration();
+  auto entry = [&](const char* name, const char* summary, Selection selection,
+                   std::vector<ParameterSpec> extra) {
+    std::vector<ParameterSpec> specs = {integrator, projection, reactions, ab_restart};
+    for (auto& s : extra) specs.push_back(s);
+    return MethodEntry{name,
+                       summary,
+                       "003 s2-s3 eqs 9-14, 23a",
+                       true,
+                       false,
+                       specs,
+                       [selection](const ParameterSet& p) {
+                         return std::make_unique<PartitioningMethod>(Parse(p, selection));
+                       },
+                       UsesTolerances,
+                       promises};
+  };
+  return {
+      entry("partitioning-fixed",
+            "coordinate partitioning (12) with (9), the user's independent coordinates",
+            Selection::kFixed, {independent}),
+      entry("partitioning-projective",
+            "coordinate partitioning (12) with (9), q_I switched by the projective criterion (23a)",
+            Selection::kProjective, {hysteresis}),
+      entry("partitioning-svd",
+            "coordinate partitioning (12) with (9), q_I switched by the SVD of C (geometry only)",
+            Selection::kSvd, {hysteresis}),
+  };
+}
+
+}  // namespace mbb
