@@ -3,6 +3,7 @@
 // self-registration: the linker drops it from static libraries.
 #include <algorithm>
 
+#include "methods/energy_momentum/energy_momentum_methods.h"
 #include "methods/method.h"
 #include "methods/newmark/newmark_methods.h"
 #include "methods/odeint/odeint_methods.h"
@@ -20,6 +21,7 @@ const std::vector<MethodEntry>& MethodRegistry() {
     using Family = std::vector<MethodEntry> (*)();
     std::vector<Family> families = {IdaMethodEntries, ArkodeMethodEntries, OdeintMethodEntries,
                                     NewmarkMethodEntries, QrMethodEntries};
+    families.push_back(EnergyMomentumMethodEntries);
 #ifdef MBBENCH_WITH_SIMBODY  // optional: the peer needs libsimbody-dev
     families.push_back(SimbodyMethodEntries);
 #endif
