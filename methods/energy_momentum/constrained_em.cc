@@ -26,20 +26,26 @@ namespace {
 struct ConstrainedWorkspace final : FixedStepWorkspace {
   explicit ConstrainedWorkspace(const Problem& p)
       : balance(p),
+        kept(IndependentConstraintRows(*p.dae, balance.workspace(), p.t0, p.q0)),
         n(p.dae->num_coordinates()),
-        m(p.dae->num_constraints()),
+        m(static_cast<int>(kept.size())),
+        m_all(p.dae->num_constraints()),
         r(n),
         residual(n + m),
         delta(n + m),
         phi(m),
+        phi_all(m_all),
+        lambda_all(m_all),
         g_mid(m, n),
         g_end(m, n),
+        g_all(m_all, n),
         reaction(n, n),
         iteration(n + m, n + m) {}
   MidpointBalance balance;
-  int n, m;
-  Vector r, residual, delta, phi;
-  Matrix g_mid, g_end, reaction, iteration;
+  std::vector<int> kept;  // independent constraint rows (IndependentConstraintRows)
+  int n, m, m_all;
+  Vector r, residual, delta, phi, phi_all, lambda_all;
+  Matrix g_mid, g_end, g_all, reaction, iteration;
   Eigen::ColPivHouseholderQR<Matrix> solver;
   double condition_first = -1.0, condition_max = 0.0;
   long steps = 0;
@@ -47,7 +53,8 @@ struct ConstrainedWorkspace final : FixedStepWorkspace {
 
 class ConstrainedEm final : public FixedStepMethod {
  public:
-  ConstrainedEm(double tol, int max_iterations) : tol_(tol), max_iterations_(max_iterations) {}
+  ConstrainedEm(double tol, int max_iterations, bool condition_every_step)
+      : tol_(tol), max_iterations_(max_iterations), condition_every_step_(condition_every_step) {}
 
   std::string CheckApplicable(const Problem& problem) const override {
     return CheckMidpointSchemeApplicable(problem);
@@ -58,8 +65,8 @@ class ConstrainedEm final : public FixedStepMethod {
                                             FixedStepState& state, WorkCounters& /*counters*/,
                                             std::string& /*error*/) const override {
     auto ws = std::make_unique<ConstrainedWorkspace>(problem);
-    state.lambda = Vector::Zero(ws->m);
-    state.has_multipliers = ws->m > 0;
+    state.lambda = Vector::Zero(ws->m_all);
+    state.has_multipliers = ws->m_all > 0;
     return ws;
   }
 
@@ -71,21 +78,28 @@ class ConstrainedEm final : public FixedStepMethod {
     const int n = w.n, m = w.m;
     w.balance.BeginStep(state.t, h, state.q, state.v);
     Vector q1 = state.q + h * state.v;  // predictor
-    Vector lambda = state.lambda;
+    Vector lambda(m);
+    SelectRows(state.lambda, w.kept, lambda);
     for (int it = 0; it < max_iterations_; ++it) {
       w.balance.Residual(q1, w.r);
-      dae.CalcPhiQ(dws, w.balance.t_mid(), w.balance.q_mid(), w.g_mid);
-      dae.CalcPhi(dws, w.balance.t1(), q1, w.phi);
-      dae.CalcPhiQ(dws, w.balance.t1(), q1, w.g_end);
+      dae.CalcPhiQ(dws, w.balance.t_mid(), w.balance.q_mid(), w.g_all);
+      SelectRows(w.g_all, w.kept, w.g_mid);
+      dae.CalcPhi(dws, w.balance.t1(), q1, w.phi_all);
+      SelectRows(w.phi_all, w.kept, w.phi);
+      dae.CalcPhiQ(dws, w.balance.t1(), q1, w.g_all);
+      SelectRows(w.g_all, w.kept, w.g_end);
       w.residual.head(n) = w.r;
       w.residual.head(n).noalias() += h * w.g_mid.transpose() * lambda;
       w.residual.tail(m) = w.phi;
-      dae.CalcReactionStiffness(dws, w.balance.t_mid(), w.balance.q_mid(), lambda, w.reaction);
+      w.lambda_all.setZero();
+      for (int i = 0; i < m; ++i) w.lambda_all[w.kept[i]] = lambda[i];
+      dae.CalcReactionStiffness(dws, w.balance.t_mid(), w.balance.q_mid(), w.lambda_all,
+                                w.reaction);
       w.iteration.topLeftCorner(n, n) = w.balance.Jacobian() + 0.5 * h * w.reaction;
       w.iteration.topRightCorner(n, m) = h * w.g_mid.transpose();
       w.iteration.bottomLeftCorner(m, n) = w.g_end;
       w.iteration.bottomRightCorner(m, m).setZero();
-      if (it == 0) RecordCondition(w);
+      if (it == 0 && (condition_every_step_ || w.condition_first < 0.0)) RecordCondition(w);
       w.solver.compute(w.iteration);
       ++counters.factorizations;
       ++counters.jacobian_evals;
@@ -100,7 +114,8 @@ class ConstrainedEm final : public FixedStepMethod {
         w.balance.Residual(q1, w.r);  // v1 of the converged q1
         state.v = w.balance.v1();
         state.q = q1;
-        state.lambda = lambda;
+        state.lambda.setZero();
+        for (int i = 0; i < m; ++i) state.lambda[w.kept[i]] = lambda[i];
         state.t += h;
         ++w.steps;
         return StepStatus::Ok();
@@ -126,13 +141,15 @@ class ConstrainedEm final : public FixedStepMethod {
 
   double tol_;
   int max_iterations_;
+  bool condition_every_step_;
 };
 
 }  // namespace
 
 std::unique_ptr<Method> MakeConstrainedEm(const ParameterSet& params) {
-  return std::make_unique<ConstrainedEm>(params.GetDouble("tol", 1e-12),
-                                         static_cast<int>(params.GetDouble("max_iterations", 30)));
+  return std::make_unique<ConstrainedEm>(
+      params.GetDouble("tol", 1e-12), static_cast<int>(params.GetDouble("max_iterations", 30)),
+      params.GetString("condition", "every-step") == "every-step");
 }
 
 }  // namespace mbb

@@ -2,7 +2,9 @@
 // (discrete_gradient.h).
 #include "methods/energy_momentum/discrete_gradient.h"
 
+#include <Eigen/QR>
 #include <Eigen/SVD>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -118,6 +120,29 @@ void MidpointBalance::Residual(const Vector& q1, Vector& r) {
   forces_ += grad_mid_;
   r.noalias() = mass_ * (v1_ - v0_);  // (10.2) without G^T lambda
   r += h_ * (dv_bar_ - forces_);
+}
+
+std::vector<int> IndependentConstraintRows(const MechanicalDae& dae, DaeWorkspace& ws, double t,
+                                           const Vector& q) {
+  const int n = dae.num_coordinates(), m = dae.num_constraints();
+  std::vector<int> rows;
+  if (m == 0) return rows;
+  Matrix g(m, n);
+  dae.CalcPhiQ(ws, t, q, g);
+  Eigen::ColPivHouseholderQR<Matrix> qr(g.transpose());
+  qr.setThreshold(1e-9);  // relative to the largest pivot; a consistent state has exact zeros
+  const int rank = static_cast<int>(qr.rank());
+  for (int k = 0; k < rank; ++k) rows.push_back(qr.colsPermutation().indices()[k]);
+  std::sort(rows.begin(), rows.end());
+  return rows;
+}
+
+void SelectRows(const Matrix& full, const std::vector<int>& rows, Matrix& out) {
+  for (size_t i = 0; i < rows.size(); ++i) out.row(i) = full.row(rows[i]);
+}
+
+void SelectRows(const Vector& full, const std::vector<int>& rows, Vector& out) {
+  for (size_t i = 0; i < rows.size(); ++i) out[i] = full[rows[i]];
 }
 
 double ConditionNumber2(const Matrix& a) {

@@ -30,25 +30,32 @@ namespace {
 struct NullSpaceWorkspace final : FixedStepWorkspace {
   explicit NullSpaceWorkspace(const Problem& p)
       : balance(p),
+        kept(IndependentConstraintRows(*p.dae, balance.workspace(), p.t0, p.q0)),
         n(p.dae->num_coordinates()),
-        m(p.dae->num_constraints()),
+        m(static_cast<int>(kept.size())),
+        m_all(p.dae->num_constraints()),
         r(n),
         phi(m),
+        phi_all(m_all),
         mu(m),
+        mu_all(m_all),
         g_mid(m, n),
         g_end(m, n),
+        g_all(m_all, n),
         reaction(n, n) {}
   MidpointBalance balance;
-  int n, m;
-  Vector r, phi, mu;
-  Matrix g_mid, g_end, reaction, null_space, iteration;
+  std::vector<int> kept;  // independent constraint rows (IndependentConstraintRows)
+  int n, m, m_all;
+  Vector r, phi, phi_all, mu, mu_all;
+  Matrix g_mid, g_end, g_all, reaction, null_space, iteration;
   Vector residual, delta;
   double condition_first = -1.0, condition_max = 0.0;
 };
 
 class NullSpaceEm final : public FixedStepMethod {
  public:
-  NullSpaceEm(double tol, int max_iterations) : tol_(tol), max_iterations_(max_iterations) {}
+  NullSpaceEm(double tol, int max_iterations, bool condition_every_step)
+      : tol_(tol), max_iterations_(max_iterations), condition_every_step_(condition_every_step) {}
 
   std::string CheckApplicable(const Problem& problem) const override {
     return CheckMidpointSchemeApplicable(problem);
@@ -59,8 +66,8 @@ class NullSpaceEm final : public FixedStepMethod {
                                             FixedStepState& state, WorkCounters& /*counters*/,
                                             std::string& /*error*/) const override {
     auto ws = std::make_unique<NullSpaceWorkspace>(problem);
-    state.lambda = Vector::Zero(ws->m);
-    state.has_multipliers = ws->m > 0;
+    state.lambda = Vector::Zero(ws->m_all);
+    state.has_multipliers = ws->m_all > 0;
     return ws;
   }
 
@@ -74,9 +81,12 @@ class NullSpaceEm final : public FixedStepMethod {
     Vector q1 = state.q + h * state.v;  // predictor
     for (int it = 0; it < max_iterations_; ++it) {
       w.balance.Residual(q1, w.r);
-      dae.CalcPhiQ(dws, w.balance.t_mid(), w.balance.q_mid(), w.g_mid);
-      dae.CalcPhi(dws, w.balance.t1(), q1, w.phi);
-      dae.CalcPhiQ(dws, w.balance.t1(), q1, w.g_end);
+      dae.CalcPhiQ(dws, w.balance.t_mid(), w.balance.q_mid(), w.g_all);
+      SelectRows(w.g_all, w.kept, w.g_mid);
+      dae.CalcPhi(dws, w.balance.t1(), q1, w.phi_all);
+      SelectRows(w.phi_all, w.kept, w.phi);
+      dae.CalcPhiQ(dws, w.balance.t1(), q1, w.g_all);
+      SelectRows(w.g_all, w.kept, w.g_end);
       // Discrete null space matrix (eq 11) and the least-squares multiplier of r.
       Eigen::JacobiSVD<Matrix> svd(w.g_mid, Eigen::ComputeFullV | Eigen::ComputeThinU);
       const auto& s = svd.singularValues();
@@ -88,8 +98,10 @@ class NullSpaceEm final : public FixedStepMethod {
       w.mu.setZero();
       for (int i = 0; i < rank; ++i)
         w.mu += (svd.matrixV().col(i).dot(w.r) / s[i]) * svd.matrixU().col(i);
+      w.mu_all.setZero();
+      for (int i = 0; i < m; ++i) w.mu_all[w.kept[i]] = w.mu[i];
       if (m > 0)
-        dae.CalcReactionStiffness(dws, w.balance.t_mid(), w.balance.q_mid(), w.mu, w.reaction);
+        dae.CalcReactionStiffness(dws, w.balance.t_mid(), w.balance.q_mid(), w.mu_all, w.reaction);
       else
         w.reaction.setZero();
       const int rows = (n - rank) + m;
@@ -100,7 +112,7 @@ class NullSpaceEm final : public FixedStepMethod {
       w.iteration.bottomRows(m) = w.g_end;
       w.residual.head(n - rank).noalias() = w.null_space.transpose() * w.r;
       w.residual.tail(m) = w.phi;
-      if (it == 0) RecordCondition(w);
+      if (it == 0 && (condition_every_step_ || w.condition_first < 0.0)) RecordCondition(w);
       Eigen::ColPivHouseholderQR<Matrix> solver(w.iteration);
       ++counters.factorizations;
       ++counters.jacobian_evals;
@@ -113,7 +125,7 @@ class NullSpaceEm final : public FixedStepMethod {
         w.balance.Residual(q1, w.r);
         state.v = w.balance.v1();
         state.q = q1;
-        state.lambda = -w.mu / h;  // r = G^T mu = -h G^T lambda (10.2)
+        state.lambda = -w.mu_all / h;  // r = G^T mu = -h G^T lambda (10.2)
         state.t += h;
         return StepStatus::Ok();
       }
@@ -138,13 +150,15 @@ class NullSpaceEm final : public FixedStepMethod {
 
   double tol_;
   int max_iterations_;
+  bool condition_every_step_;
 };
 
 }  // namespace
 
 std::unique_ptr<Method> MakeNullSpaceEm(const ParameterSet& params) {
   return std::make_unique<NullSpaceEm>(params.GetDouble("tol", 1e-12),
-                                       static_cast<int>(params.GetDouble("max_iterations", 30)));
+                                       static_cast<int>(params.GetDouble("max_iterations", 30)),
+                                       params.GetString("condition", "every-step") == "every-step");
 }
 
 }  // namespace mbb
