@@ -88,7 +88,9 @@ class NullSpaceEm final : public FixedStepMethod {
       dae.CalcPhiQ(dws, w.balance.t1(), q1, w.g_all);
       SelectRows(w.g_all, w.kept, w.g_end);
       // Discrete null space matrix (eq 11) and the least-squares multiplier of r.
-      Eigen::JacobiSVD<Matrix> svd(w.g_mid, Eigen::ComputeFullV | Eigen::ComputeThinU);
+      // (A problem without constraints: one zero row, whose null space is all of R^n.)
+      Eigen::JacobiSVD<Matrix> svd(m > 0 ? w.g_mid : Matrix(Matrix::Zero(1, n)),
+                                   Eigen::ComputeFullV | Eigen::ComputeThinU);
       const auto& s = svd.singularValues();
       int rank = 0;
       for (int i = 0; i < s.size(); ++i)
