@@ -46,7 +46,7 @@ std::string CheckMidpointSchemeApplicable(const Problem& problem) {
   if (!dae.has_constant_mass_matrix())
     return "the energy-momentum mid-point scheme (paper 002 eq 10) needs a constant mass "
            "matrix; this problem's depends on q" +
-           in + (problem.structure ? "; its directors formulation has one" : "");
+           in + " (model-layer problems have one with --param formulation=directors)";
   auto ws = dae.MakeWorkspace();
   const int n = dae.num_coordinates();
   double potential = 0.0;

@@ -17,7 +17,12 @@ std::vector<ParameterSpec> NewtonParameters() {
            {},
            1,
            1000,
-           true}};
+           true},
+          {"condition",
+           "every-step",
+           "when the 2-norm condition number of the Newton matrix is measured (an SVD): at the "
+           "first iteration of every step, or of the first step only (faster timings)",
+           {"every-step", "first-step"}}};
 }
 
 }  // namespace
