@@ -133,7 +133,14 @@ json MetricsJson(const RunRecord& r) {
   }
   j["multiplier_max"] = Optional(m.multiplier_max);
   if (m.revolution_period) j["revolution_period_s"] = Number(*m.revolution_period);
-  for (const auto& [k, v] : r.extra_metrics) j[k] = Number(v);
+  // A key "group.name" becomes {"group": {"name": ...}} (iteration_matrix_condition).
+  for (const auto& [k, v] : r.extra_metrics) {
+    const auto dot = k.find('.');
+    if (dot == std::string::npos)
+      j[k] = Number(v);
+    else
+      j[k.substr(0, dot)][k.substr(dot + 1)] = Number(v);
+  }
   return j;
 }
 

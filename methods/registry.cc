@@ -3,6 +3,7 @@
 // self-registration: the linker drops it from static libraries.
 #include <algorithm>
 
+#include "methods/energy_momentum/energy_momentum_methods.h"
 #include "methods/method.h"
 #include "methods/newmark/newmark_methods.h"
 #include "methods/odeint/odeint_methods.h"
@@ -22,6 +23,7 @@ const std::vector<MethodEntry>& MethodRegistry() {
     std::vector<Family> families = {IdaMethodEntries, ArkodeMethodEntries, OdeintMethodEntries,
                                     NewmarkMethodEntries, QrMethodEntries};
     families.push_back(PartitioningMethodEntries);
+    families.push_back(EnergyMomentumMethodEntries);
 #ifdef MBBENCH_WITH_SIMBODY  // optional: the peer needs libsimbody-dev
     families.push_back(SimbodyMethodEntries);
 #endif

@@ -1,14 +1,28 @@
 #include "problems/body_motion.h"
 
+#include <cmath>
+
 namespace mbb {
 namespace {
 
-enum class Layout { kPlanarRigid, kPlanarPoint, kSpatialRigid, kSpatialPoint, kUnknown };
+// Rigid blocks of 6 and 12 are the directors formulation's (centre of mass + body axes d_I,
+// director_formulation.cc).
+enum class Layout {
+  kPlanarRigid,
+  kPlanarPoint,
+  kSpatialRigid,
+  kSpatialPoint,
+  kPlanarDirectors,
+  kSpatialDirectors,
+  kUnknown
+};
 
 Layout LayoutOf(const BodyDescription& body, int size) {
   const bool rigid = body.kind == BodyKind::kRigid;
   if (rigid && size == 3) return Layout::kPlanarRigid;
   if (rigid && size == 7) return Layout::kSpatialRigid;
+  if (rigid && size == 6) return Layout::kPlanarDirectors;
+  if (rigid && size == 12) return Layout::kSpatialDirectors;
   if (!rigid && size == 2) return Layout::kPlanarPoint;
   if (!rigid && size == 3) return Layout::kSpatialPoint;
   return Layout::kUnknown;
@@ -88,6 +102,20 @@ void CoordinatesFromBodies(const ModelStructure& s, const std::vector<BodyMotion
         q.segment<3>(o) = b.position;
         v.segment<3>(o) = b.velocity;
         break;
+      case Layout::kPlanarDirectors:
+      case Layout::kSpatialDirectors: {  // d_I = R e_I, d_I' = w x d_I
+        const int dim = s.bodies[i].size == 6 ? 2 : 3;
+        const Eigen::Matrix3d r =
+            dim == 2 ? Eigen::Matrix3d(Eigen::AngleAxisd(b.angle, Eigen::Vector3d::UnitZ()))
+                     : b.orientation.toRotationMatrix();
+        q.segment(o, dim) = b.position.head(dim);
+        v.segment(o, dim) = b.velocity.head(dim);
+        for (int k = 0; k < dim; ++k) {
+          q.segment(o + dim + dim * k, dim) = r.col(k).head(dim);
+          v.segment(o + dim + dim * k, dim) = b.angular_velocity.cross(r.col(k)).head(dim);
+        }
+        break;
+      }
       case Layout::kUnknown:
         break;  // refused by BodyCoordinatesUnsupported
     }
@@ -131,6 +159,27 @@ void BodiesFromCoordinates(const ModelStructure& s, const Vector& q, const Vecto
         b.position = q.segment<3>(o);
         b.velocity = v.segment<3>(o);
         break;
+      case Layout::kPlanarDirectors:
+      case Layout::kSpatialDirectors: {  // R = [d_1 d_2 d_3], w = 1/2 sum_I d_I x d_I'
+        const int dim = s.bodies[i].size == 6 ? 2 : 3;
+        Eigen::Matrix3d r = Eigen::Matrix3d::Identity();
+        b.position.head(dim) = q.segment(o, dim);
+        b.velocity.head(dim) = v.segment(o, dim);
+        for (int k = 0; k < dim; ++k) {
+          Eigen::Vector3d d = Eigen::Vector3d::Zero(), dd = Eigen::Vector3d::Zero();
+          d.head(dim) = q.segment(o + dim + dim * k, dim);
+          dd.head(dim) = v.segment(o + dim + dim * k, dim);
+          r.col(k) = d;
+          b.angular_velocity += 0.5 * d.cross(dd);
+        }
+        if (dim == 2) {
+          b.angle = std::atan2(r(1, 0), r(0, 0));  // wraps at +-pi
+          b.orientation = Eigen::Quaterniond(Eigen::AngleAxisd(b.angle, Eigen::Vector3d::UnitZ()));
+        } else {
+          b.orientation = Eigen::Quaterniond(r).normalized();
+        }
+        break;
+      }
       case Layout::kUnknown:
         break;
     }

@@ -317,6 +317,18 @@ class EquationsDae final : public MechanicalDae {
     }
   }
 
+  bool CalcPotential(DaeWorkspace& base, double t, ConstVectorRef q, double& potential,
+                     VectorRef gradient) const override {
+    MBB_INVARIANT(q.size() == n() && gradient.size() == n(), "CalcPotential: q, gradient (n)");
+    auto& w = Cast(base);
+    for (int j = 0; j < n(); ++j) {
+      for (int i = 0; i < n(); ++i) w.q1[i] = Seed(q[i], i == j);
+      gradient[j] = eq_.Potential(D1(t), w.q1.data()).d;
+    }
+    potential = eq_.Potential(t, q.data());
+    return true;
+  }
+
   double CalcAppliedPower(DaeWorkspace& base, double t, ConstVectorRef q,
                           ConstVectorRef v) const override {
     MBB_INVARIANT(q.size() == n() && v.size() == n(), "CalcAppliedPower: q, v (n)");

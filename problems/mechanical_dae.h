@@ -83,6 +83,15 @@ class MechanicalDae {
     return false;
   }
 
+  /// The potential V(t, q) and its gradient dV/dq (n), for methods that treat the
+  /// conservative forces apart from the others (the discrete gradients of paper 002's
+  /// energy-momentum schemes): Q = -dV/dq + the rest. Returns false when the DAE does not
+  /// separate V (the outputs are then left untouched).
+  virtual bool CalcPotential(DaeWorkspace& /*ws*/, double /*t*/, ConstVectorRef /*q*/,
+                             double& /*potential*/, VectorRef /*gradient*/) const {
+    return false;
+  }
+
   /// True if M does not depend on q (methods may then factor it once).
   virtual bool has_constant_mass_matrix() const = 0;
 

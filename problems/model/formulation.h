@@ -49,11 +49,18 @@ FormulatedModel FormulatePlanar(const ModelDescription& model);
 /// ValidateEulerParameterModel.
 FormulatedModel FormulateSpatialEuler(const ModelDescription& model);
 
+/// Rigid bodies in centre of mass + directors (paper 002 eqs 21-25): 12 coordinates in
+/// space, 6 in the plane, constant mass matrix, quadratic internal constraints; point
+/// masses in their position (director_formulation.cc). Requires a model that passed
+/// ValidateDirectorModel.
+FormulatedModel FormulateDirectors(const ModelDescription& model);
+
 /// The rules of each formulation beyond ValidateModel's common ones (joint kinds, inertia,
 /// held values, driver coordinates, output components); throw InputError naming the model
 /// and the element.
 void ValidatePlanarModel(const ModelDescription& model);
 void ValidateEulerParameterModel(const ModelDescription& model);
+void ValidateDirectorModel(const ModelDescription& model);
 
 /// Appends the ConstraintRows of `owner` (rows [first, first + names.size())) to `rows`.
 void AppendRows(std::vector<ConstraintRows>& rows, ConstraintRows::Owner owner, int index,

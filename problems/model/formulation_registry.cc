@@ -36,6 +36,14 @@ FormulatedModel FormulateEulerParameters(const ModelDescription& model) {
 
 std::vector<FormulationEntry> MakeRegistry() {
   std::vector<FormulationEntry> entries = {
+      {"directors",
+       {2, 3},
+       "centre of mass + body-frame directors per rigid body (12 coordinates in space, 6 in "
+       "the plane; paper 002 eqs 21-25), constant mass matrix, constraints at most quadratic",
+       {BodyKind::kRigid, BodyKind::kPointMass},
+       kAllJoints,
+       ValidateDirectorModel,
+       FormulateDirectors},
       {"euler-parameters",
        {2, 3},
        "Cartesian position + Euler parameters per rigid body, e^T e = 1 (paper 000 eq 61); "

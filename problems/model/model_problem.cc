@@ -44,7 +44,9 @@ Problem BuildModelProblem(const ModelDescription& model, const std::string& id) 
   for (const auto& o : formulated.model.outputs) {
     problem.output_names.push_back(o.name);
     // A spatial body's rotation angle is periodic: the harness unwraps it along a run.
-    const bool periodic = o.kind == OutputKind::kAngle && formulated.model.dimension == 3;
+    // So is a planar angle in directors (an atan2 of the directors).
+    const bool periodic = o.kind == OutputKind::kAngle &&
+                          (formulated.model.dimension == 3 || formulation.name == "directors");
     problem.output_periods.push_back(periodic ? 2.0 * M_PI * std::abs(o.scale) : 0.0);
   }
   problem.calc_outputs = formulated.calc_outputs;

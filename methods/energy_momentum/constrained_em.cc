@@ -1,0 +1,155 @@
+// constrained-em: the constrained energy-momentum scheme of paper 002 eq 10 (Betsch &
+// Leyendecker 2006; Part I section 3.1), Newton on the n + m unknowns (q1, lambda):
+//   R(q1, lambda) = [ M (v1 - v0) + h dV(q0, q1) - h Q_nc + h G(q_{1/2})^T lambda ]  (10.2)
+//                   [ Phi(t1, q1)                                              ]  (10.3)
+// with v1 = 2 (q1 - q0) / h - v0 (10.1), the shared pieces in discrete_gradient.h. The
+// iteration matrix, eq (10) exactly as written (momentum balance in impulse form, unknowns
+// q1 and lambda, constraint rows unscaled), is
+//   [ 2 M / h - h/2 dQ/dq - dQ/dv + h/2 K(q_{1/2}, lambda)   h G(q_{1/2})^T ]
+//   [ G(q1)                                                   0              ]
+// with the reaction stiffness K = d(G^T lambda)/dq; its 2-norm condition number grows like
+// h^-3 (paper 002 Tables II-V). It is solved by a column-pivoting QR so that redundant
+// constraints (a singular matrix with a consistent right-hand side) still give a step.
+// Converged when the largest change of q1 is below tol (1 + |q1|).
+#include <Eigen/QR>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "methods/energy_momentum/discrete_gradient.h"
+#include "methods/energy_momentum/energy_momentum_methods.h"
+#include "methods/fixed_step_method.h"
+
+namespace mbb {
+namespace {
+
+struct ConstrainedWorkspace final : FixedStepWorkspace {
+  explicit ConstrainedWorkspace(const Problem& p)
+      : balance(p),
+        kept(IndependentConstraintRows(*p.dae, balance.workspace(), p.t0, p.q0)),
+        n(p.dae->num_coordinates()),
+        m(static_cast<int>(kept.size())),
+        m_all(p.dae->num_constraints()),
+        r(n),
+        residual(n + m),
+        delta(n + m),
+        phi(m),
+        phi_all(m_all),
+        lambda_all(m_all),
+        g_mid(m, n),
+        g_end(m, n),
+        g_all(m_all, n),
+        reaction(n, n),
+        iteration(n + m, n + m) {}
+  MidpointBalance balance;
+  std::vector<int> kept;  // independent constraint rows (IndependentConstraintRows)
+  int n, m, m_all;
+  Vector r, residual, delta, phi, phi_all, lambda_all;
+  Matrix g_mid, g_end, g_all, reaction, iteration;
+  Eigen::ColPivHouseholderQR<Matrix> solver;
+  double condition_first = -1.0, condition_max = 0.0;
+  long steps = 0;
+};
+
+class ConstrainedEm final : public FixedStepMethod {
+ public:
+  ConstrainedEm(double tol, int max_iterations, bool condition_every_step)
+      : tol_(tol), max_iterations_(max_iterations), condition_every_step_(condition_every_step) {}
+
+  std::string CheckApplicable(const Problem& problem) const override {
+    return CheckMidpointSchemeApplicable(problem);
+  }
+
+ protected:
+  std::unique_ptr<FixedStepWorkspace> Begin(const Problem& problem, double /*h*/,
+                                            FixedStepState& state, WorkCounters& /*counters*/,
+                                            std::string& /*error*/) const override {
+    auto ws = std::make_unique<ConstrainedWorkspace>(problem);
+    state.lambda = Vector::Zero(ws->m_all);
+    state.has_multipliers = ws->m_all > 0;
+    return ws;
+  }
+
+  StepStatus Step(FixedStepWorkspace& base, double h, FixedStepState& state,
+                  WorkCounters& counters) const override {
+    auto& w = static_cast<ConstrainedWorkspace&>(base);
+    const MechanicalDae& dae = w.balance.dae();
+    DaeWorkspace& dws = w.balance.workspace();
+    const int n = w.n, m = w.m;
+    w.balance.BeginStep(state.t, h, state.q, state.v);
+    Vector q1 = state.q + h * state.v;  // predictor
+    Vector lambda(m);
+    SelectRows(state.lambda, w.kept, lambda);
+    for (int it = 0; it < max_iterations_; ++it) {
+      w.balance.Residual(q1, w.r);
+      dae.CalcPhiQ(dws, w.balance.t_mid(), w.balance.q_mid(), w.g_all);
+      SelectRows(w.g_all, w.kept, w.g_mid);
+      dae.CalcPhi(dws, w.balance.t1(), q1, w.phi_all);
+      SelectRows(w.phi_all, w.kept, w.phi);
+      dae.CalcPhiQ(dws, w.balance.t1(), q1, w.g_all);
+      SelectRows(w.g_all, w.kept, w.g_end);
+      w.residual.head(n) = w.r;
+      w.residual.head(n).noalias() += h * w.g_mid.transpose() * lambda;
+      w.residual.tail(m) = w.phi;
+      w.lambda_all.setZero();
+      for (int i = 0; i < m; ++i) w.lambda_all[w.kept[i]] = lambda[i];
+      dae.CalcReactionStiffness(dws, w.balance.t_mid(), w.balance.q_mid(), w.lambda_all,
+                                w.reaction);
+      w.iteration.topLeftCorner(n, n) = w.balance.Jacobian() + 0.5 * h * w.reaction;
+      w.iteration.topRightCorner(n, m) = h * w.g_mid.transpose();
+      w.iteration.bottomLeftCorner(m, n) = w.g_end;
+      w.iteration.bottomRightCorner(m, m).setZero();
+      if (it == 0 && (condition_every_step_ || w.condition_first < 0.0)) RecordCondition(w);
+      w.solver.compute(w.iteration);
+      ++counters.factorizations;
+      ++counters.jacobian_evals;
+      w.delta = w.solver.solve(-w.residual);
+      ++counters.newton_iterations;
+      if (!w.delta.allFinite())
+        return StepStatus::Failed("constrained-em: singular iteration matrix");
+      q1 += w.delta.head(n);
+      lambda += w.delta.tail(m);
+      if (w.delta.head(n).lpNorm<Eigen::Infinity>() <=
+          tol_ * (1.0 + q1.lpNorm<Eigen::Infinity>())) {
+        w.balance.Residual(q1, w.r);  // v1 of the converged q1
+        state.v = w.balance.v1();
+        state.q = q1;
+        state.lambda.setZero();
+        for (int i = 0; i < m; ++i) state.lambda[w.kept[i]] = lambda[i];
+        state.t += h;
+        ++w.steps;
+        return StepStatus::Ok();
+      }
+    }
+    return StepStatus::Failed("constrained-em: Newton did not converge in " +
+                              std::to_string(max_iterations_) + " iterations");
+  }
+
+  void Finish(FixedStepWorkspace& base, std::map<std::string, double>& metrics) const override {
+    auto& w = static_cast<ConstrainedWorkspace&>(base);
+    metrics["newton_unknowns"] = w.n + w.m;
+    metrics["iteration_matrix_condition.first"] = w.condition_first;
+    metrics["iteration_matrix_condition.max"] = w.condition_max;
+  }
+
+ private:
+  static void RecordCondition(ConstrainedWorkspace& w) {
+    const double c = ConditionNumber2(w.iteration);
+    if (w.condition_first < 0.0) w.condition_first = c;
+    w.condition_max = std::max(w.condition_max, c);
+  }
+
+  double tol_;
+  int max_iterations_;
+  bool condition_every_step_;
+};
+
+}  // namespace
+
+std::unique_ptr<Method> MakeConstrainedEm(const ParameterSet& params) {
+  return std::make_unique<ConstrainedEm>(
+      params.GetDouble("tol", 1e-12), static_cast<int>(params.GetDouble("max_iterations", 30)),
+      params.GetString("condition", "every-step") == "every-step");
+}
+
+}  // namespace mbb

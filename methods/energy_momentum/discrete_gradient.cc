@@ -1,0 +1,157 @@
+// The shared mid-point scheme of paper 002 eq 10 with the Gonzalez discrete gradient
+// (discrete_gradient.h).
+#include "methods/energy_momentum/discrete_gradient.h"
+
+#include <Eigen/QR>
+#include <Eigen/SVD>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace mbb {
+namespace {
+
+// Largest |Phi(q + s) + Phi(q - s) - 2 Phi(q)| / 2 over a few directions s: the part of Phi
+// beyond quadratic order shows as a non-zero remainder in Phi(q + s) - Phi(q) - G(q) s
+// - (Phi(q + s) + Phi(q - s) - 2 Phi(q)) / 2 (zero for a polynomial of degree <= 2).
+double BeyondQuadraticRemainder(const MechanicalDae& dae, DaeWorkspace& ws, double t,
+                                const Vector& q, double& scale) {
+  const int n = dae.num_coordinates(), m = dae.num_constraints();
+  Matrix g(m, n);
+  dae.CalcPhiQ(ws, t, q, g);
+  Vector phi0(m), phi_plus(m), phi_minus(m);
+  dae.CalcPhi(ws, t, q, phi0);
+  double worst = 0.0;
+  scale = 1e-300;
+  for (int k = 0; k < 3; ++k) {
+    Vector s(n);
+    for (int i = 0; i < n; ++i)  // deterministic, irregular directions of size ~0.1
+      s[i] = 0.1 * std::sin(1.0 + 7.3 * (i + 1) * (k + 1)) * (1.0 + std::abs(q[i]));
+    dae.CalcPhi(ws, t, q + s, phi_plus);
+    dae.CalcPhi(ws, t, q - s, phi_minus);
+    const Vector second = 0.5 * (phi_plus + phi_minus) - phi0;
+    const Vector remainder = phi_plus - phi0 - g * s - second;
+    worst = std::max(worst, remainder.lpNorm<Eigen::Infinity>());
+    scale = std::max(scale, (g * s).lpNorm<Eigen::Infinity>() + second.lpNorm<Eigen::Infinity>());
+  }
+  return worst;
+}
+
+}  // namespace
+
+std::string CheckMidpointSchemeApplicable(const Problem& problem) {
+  const MechanicalDae& dae = *problem.dae;
+  const std::string in =
+      problem.formulation.empty() ? std::string() : " (formulation '" + problem.formulation + "')";
+  if (!dae.has_constant_mass_matrix())
+    return "the energy-momentum mid-point scheme (paper 002 eq 10) needs a constant mass "
+           "matrix; this problem's depends on q" +
+           in + " (model-layer problems have one with --param formulation=directors)";
+  auto ws = dae.MakeWorkspace();
+  const int n = dae.num_coordinates();
+  double potential = 0.0;
+  Vector gradient(n);
+  if (!dae.CalcPotential(*ws, problem.t0, problem.q0, potential, gradient))
+    return "the problem does not separate its potential V from the other forces (the "
+           "discrete gradient needs V)";
+  if (dae.num_constraints() > 0) {
+    double scale = 0.0;
+    const double remainder = BeyondQuadraticRemainder(dae, *ws, problem.t0, problem.q0, scale);
+    // Round-off of a quadratic Phi stays near 1e-16 * scale; anything above 1e-9 relative
+    // is a term of third or higher order, for which G(q_{1/2}) is not a discrete derivative.
+    if (remainder > 1e-9 * scale)
+      return "the constraints are not at most quadratic in q (remainder " +
+             std::to_string(remainder / scale) +
+             " relative): the mid-point Jacobian is then not their discrete derivative "
+             "(paper 002 eq 67)" +
+             in;
+  }
+  return {};
+}
+
+MidpointBalance::MidpointBalance(const Problem& problem)
+    : dae_(*problem.dae),
+      ws_(dae_.MakeWorkspace()),
+      n_(dae_.num_coordinates()),
+      mass_(n_, n_),
+      dq_(n_, n_),
+      dv_(n_, n_),
+      jacobian_(n_, n_),
+      q0_(n_),
+      v0_(n_),
+      v1_(n_),
+      q_mid_(n_),
+      v_mid_(n_),
+      grad_mid_(n_),
+      grad_scratch_(n_),
+      forces_(n_),
+      dv_bar_(n_),
+      step_(n_) {
+  dae_.CalcMassMatrix(*ws_, problem.q0, mass_);
+}
+
+void MidpointBalance::BeginStep(double t0, double h, const Vector& q0, const Vector& v0) {
+  t0_ = t0;
+  h_ = h;
+  q0_ = q0;
+  v0_ = v0;
+  dae_.CalcPotential(*ws_, t0, q0, v0_potential_, grad_scratch_);
+  // Force Jacobians at the mid-point of the predictor q0 + h v0.
+  q_mid_ = q0 + 0.5 * h * v0;
+  dae_.CalcForceJacobians(*ws_, t_mid(), q_mid_, v0, dq_, dv_);
+  jacobian_ = (2.0 / h) * mass_ - 0.5 * h * dq_ - dv_;
+}
+
+void MidpointBalance::Residual(const Vector& q1, Vector& r) {
+  step_ = q1 - q0_;
+  const Vector& dq = step_;
+  q_mid_ = 0.5 * (q0_ + q1);
+  v1_ = (2.0 / h_) * (q1 - q0_) - v0_;  // (10.1)
+  v_mid_ = 0.5 * (v0_ + v1_);
+  // Gonzalez discrete gradient of V.
+  double v_mid_potential = 0.0, v1_potential = 0.0;
+  dae_.CalcPotential(*ws_, t_mid(), q_mid_, v_mid_potential, grad_mid_);
+  dae_.CalcPotential(*ws_, t1(), q1, v1_potential, grad_scratch_);
+  dv_bar_ = grad_mid_;
+  const double dq2 = dq.squaredNorm();
+  if (dq2 > 0.0) dv_bar_ += ((v1_potential - v0_potential_ - grad_mid_.dot(dq)) / dq2) * dq;
+  // Q_nc = Q + grad V at the mid-point.
+  dae_.CalcForces(*ws_, t_mid(), q_mid_, v_mid_, forces_);
+  forces_ += grad_mid_;
+  r.noalias() = mass_ * (v1_ - v0_);  // (10.2) without G^T lambda
+  r += h_ * (dv_bar_ - forces_);
+}
+
+std::vector<int> IndependentConstraintRows(const MechanicalDae& dae, DaeWorkspace& ws, double t,
+                                           const Vector& q) {
+  const int n = dae.num_coordinates(), m = dae.num_constraints();
+  std::vector<int> rows;
+  if (m == 0) return rows;
+  Matrix g(m, n);
+  dae.CalcPhiQ(ws, t, q, g);
+  Eigen::ColPivHouseholderQR<Matrix> qr(g.transpose());
+  qr.setThreshold(1e-9);  // relative to the largest pivot; a consistent state has exact zeros
+  const int rank = static_cast<int>(qr.rank());
+  for (int k = 0; k < rank; ++k) rows.push_back(qr.colsPermutation().indices()[k]);
+  std::sort(rows.begin(), rows.end());
+  return rows;
+}
+
+void SelectRows(const Matrix& full, const std::vector<int>& rows, Matrix& out) {
+  for (size_t i = 0; i < rows.size(); ++i) out.row(i) = full.row(rows[i]);
+}
+
+void SelectRows(const Vector& full, const std::vector<int>& rows, Vector& out) {
+  for (size_t i = 0; i < rows.size(); ++i) out[i] = full[rows[i]];
+}
+
+double ConditionNumber2(const Matrix& a) {
+  Eigen::JacobiSVD<Matrix> svd(a);
+  const auto& s = svd.singularValues();
+  if (s.size() == 0) return 1.0;
+  const double smallest = s[s.size() - 1];
+  if (!(smallest > 0.0)) return std::numeric_limits<double>::infinity();
+  return s[0] / smallest;
+}
+
+}  // namespace mbb

@@ -1,0 +1,82 @@
+// The energy-momentum mid-point scheme shared by constrained-em and null-space-em (paper 002,
+// Betsch & Leyendecker 2006, eq 10; paper 002 Part I for the discrete gradient):
+//   q1 - q0 = h v_{1/2},   v_{1/2} = (v0 + v1) / 2                                  (10.1)
+//   M (v1 - v0) = -h dV(q0, q1) + h Q_nc(t_{1/2}, q_{1/2}, v_{1/2}) - h G(q_{1/2})^T lambda  (10.2)
+//   Phi(t1, q1) = 0                                                               (10.3)
+// with a constant mass matrix M, the mid-point constraint Jacobian G(q_{1/2}) (the exact
+// discrete derivative of constraints at most quadratic, paper 002 eq 67) and the Gonzalez
+// discrete gradient of the potential
+//   dV(q0, q1) = grad V(q_{1/2}) + [V(q1) - V(q0) - grad V(q_{1/2}) . dq] / |dq|^2 dq,
+// dq = q1 - q0, so that dV . dq = V(q1) - V(q0) exactly (energy consistency). Q_nc is
+// everything else the problem applies (dampers, applied forces; Q + grad V), taken at the
+// mid-point, so that the energy changes by exactly h v_{1/2} . Q_nc per step.
+//
+// Velocities: v1 = 2 (q1 - q0) / h - v0 (10.1). The node velocities v0, v1 the methods
+// report (and the energy metric uses) satisfy G(q_{1/2}) v_{1/2} = 0, not necessarily the
+// hidden constraint G(q1) v1 = 0 at the node; the energy 1/2 v^T M v + V(q) of the node
+// velocities is the one the scheme conserves.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "problems/problem.h"
+
+namespace mbb {
+
+/// Empty if the schemes can treat `problem` (constant mass matrix, a potential the DAE
+/// separates, constraints at most quadratic in q), else the reason.
+std::string CheckMidpointSchemeApplicable(const Problem& problem);
+
+/// The momentum balance (10.2) without the constraint forces, in impulse form:
+///   r(q1) = M (v1 - v0) + h dV(q0, q1) - h Q_nc(t_{1/2}, q_{1/2}, v_{1/2}),
+/// and its Jacobian with respect to q1. Holds the constant M and the scratch of one run.
+class MidpointBalance {
+ public:
+  explicit MidpointBalance(const Problem& problem);
+
+  const MechanicalDae& dae() const { return dae_; }
+  DaeWorkspace& workspace() { return *ws_; }
+  const Matrix& mass() const { return mass_; }
+
+  /// Starts a step from (t0, q0, v0) of size h: evaluates the force Jacobians the
+  /// iteration matrix uses (at the predictor q0 + h v0; exact for a potential at most
+  /// quadratic and no other forces, else a modified Newton).
+  void BeginStep(double t0, double h, const Vector& q0, const Vector& v0);
+  /// r(q1) as above; also sets v1 and q_mid.
+  void Residual(const Vector& q1, Vector& r);
+  /// dr/dq1 = 2 M / h - h/2 dQ/dq - dQ/dv (the force Jacobians of BeginStep).
+  const Matrix& Jacobian() const { return jacobian_; }
+
+  const Vector& v1() const { return v1_; }
+  const Vector& q_mid() const { return q_mid_; }
+  double t_mid() const { return t0_ + 0.5 * h_; }
+  double t1() const { return t0_ + h_; }
+
+ private:
+  const MechanicalDae& dae_;
+  std::unique_ptr<DaeWorkspace> ws_;
+  int n_;
+  Matrix mass_, dq_, dv_, jacobian_;
+  Vector q0_, v0_, v1_, q_mid_, v_mid_, grad_mid_, grad_scratch_, forces_, dv_bar_, step_;
+  double t0_ = 0.0, h_ = 0.0, v0_potential_ = 0.0;
+};
+
+/// The constraint rows kept by the schemes: a maximal independent set of rows of
+/// Phi_q(t, q) at the (consistent) initial state, by a column-pivoting QR of Phi_q^T
+/// (sorted). Redundant constraints (a closed loop whose closure conditions are not all
+/// independent, paper 002 s5.4.2) are independent off the manifold, so G(q_{1/2}) would
+/// have full rank and no discrete null space; the paper drops the dependent closure
+/// condition (Part I, Appendix C), as this does.
+std::vector<int> IndependentConstraintRows(const MechanicalDae& dae, DaeWorkspace& ws, double t,
+                                           const Vector& q);
+
+/// Rows `rows` of `full` into `out` (preallocated rows.size() x full.cols()).
+void SelectRows(const Matrix& full, const std::vector<int>& rows, Matrix& out);
+void SelectRows(const Vector& full, const std::vector<int>& rows, Vector& out);
+
+/// 2-norm condition number sigma_max / sigma_min of a square matrix (inf if singular).
+double ConditionNumber2(const Matrix& a);
+
+}  // namespace mbb

@@ -1,0 +1,61 @@
+// Registry entries of the energy-momentum family (paper 002).
+#include "methods/energy_momentum/energy_momentum_methods.h"
+
+namespace mbb {
+namespace {
+
+std::vector<ParameterSpec> NewtonParameters() {
+  return {{"tol",
+           "1e-12",
+           "Newton: largest change of q1 relative to 1 + |q1| at convergence",
+           {},
+           1e-16,
+           1e-2},
+          {"max_iterations",
+           "30",
+           "Newton iterations per step before the step fails",
+           {},
+           1,
+           1000,
+           true},
+          {"condition",
+           "every-step",
+           "when the 2-norm condition number of the Newton matrix is measured (an SVD): at the "
+           "first iteration of every step, or of the first step only (faster timings)",
+           {"every-step", "first-step"}}};
+}
+
+}  // namespace
+
+std::vector<MethodEntry> EnergyMomentumMethodEntries() {
+  // Both: the mid-point rule is second order; scheme (10) conserves energy (with the
+  // discrete gradient) and the momentum maps of symmetries (paper 002 s2.2.1, Part I s3),
+  // and imposes Phi(q_{n+1}) = 0 at every step. The node velocities need not satisfy the
+  // hidden constraint (discrete_gradient.h), so no velocity-level promise.
+  return {
+      {"constrained-em",
+       "energy-momentum mid-point scheme with discrete gradient, Newton on (q, lambda), n + m "
+       "unknowns; constant mass matrix, constraints at most quadratic (directors)",
+       "paper 002 eq 10 (Part I s3.1)",
+       true,
+       false,
+       NewtonParameters(),
+       MakeConstrainedEm,
+       nullptr,
+       MethodPromises::FixedStep(2).Position().BoundedEnergyError(),
+       {{"formulation", "directors"}}},
+      {"null-space-em",
+       "discrete null space method: scheme (10) with P^T eliminating lambda, numerical null "
+       "space of the mid-point Jacobian, Newton on q (n unknowns)",
+       "paper 002 s2.2.2, eqs 10-14 (Part I s3.2)",
+       true,
+       false,
+       NewtonParameters(),
+       MakeNullSpaceEm,
+       nullptr,
+       MethodPromises::FixedStep(2).Position().BoundedEnergyError(),
+       {{"formulation", "directors"}}},
+  };
+}
+
+}  // namespace mbb

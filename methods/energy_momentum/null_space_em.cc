@@ -1,0 +1,166 @@
+// null-space-em: the discrete null space method of paper 002 (Betsch & Leyendecker 2006,
+// section 2.2.2; Part I section 3.2): scheme (10) with the multipliers eliminated by a
+// discrete null space matrix P, range(P) = null(G(q_{1/2})) (eq 11):
+//   P^T [ M (v1 - v0) + h dV(q0, q1) - h Q_nc ] = 0      (n - m rows)
+//   Phi(t1, q1) = 0                                      (m rows)
+// for the n unknowns q1 (v1 = 2 (q1 - q0) / h - v0, discrete_gradient.h). This is the
+// generic form for any problem the scheme applies to: P is the numerical null space of the
+// mid-point Jacobian (right singular vectors of G(q_{1/2}) beyond its numerical rank, so
+// redundant constraints are handled), not yet the explicit P_int P_ext of sections 3.3 and
+// 4.3-4.5 nor the reparametrisations (44), (95), ... that shrink the unknowns to the
+// degrees of freedom. Newton matrix (rows as above, impulse form, constraints unscaled):
+//   [ P^T (2 M / h - h/2 dQ/dq - dQ/dv - 1/2 K(q_{1/2}, mu)) ]
+//   [ G(q1)                                                 ]
+// where the last term is the derivative of P^T along the iteration: P(q)^T G(q)^T mu = 0
+// for every q gives d(P^T) r = -1/2 P^T K(q_{1/2}, mu) r at r = G^T mu, with mu the
+// least-squares multiplier of r = G(q_{1/2})^T mu (mu = -h lambda) and K = d(G^T mu)/dq.
+// Redundant constraint rows make the matrix rectangular; it is solved in least squares.
+#include <Eigen/QR>
+#include <Eigen/SVD>
+#include <algorithm>
+#include <cmath>
+
+#include "methods/energy_momentum/discrete_gradient.h"
+#include "methods/energy_momentum/energy_momentum_methods.h"
+#include "methods/fixed_step_method.h"
+
+namespace mbb {
+namespace {
+
+struct NullSpaceWorkspace final : FixedStepWorkspace {
+  explicit NullSpaceWorkspace(const Problem& p)
+      : balance(p),
+        kept(IndependentConstraintRows(*p.dae, balance.workspace(), p.t0, p.q0)),
+        n(p.dae->num_coordinates()),
+        m(static_cast<int>(kept.size())),
+        m_all(p.dae->num_constraints()),
+        r(n),
+        phi(m),
+        phi_all(m_all),
+        mu(m),
+        mu_all(m_all),
+        g_mid(m, n),
+        g_end(m, n),
+        g_all(m_all, n),
+        reaction(n, n) {}
+  MidpointBalance balance;
+  std::vector<int> kept;  // independent constraint rows (IndependentConstraintRows)
+  int n, m, m_all;
+  Vector r, phi, phi_all, mu, mu_all;
+  Matrix g_mid, g_end, g_all, reaction, null_space, iteration;
+  Vector residual, delta;
+  double condition_first = -1.0, condition_max = 0.0;
+};
+
+class NullSpaceEm final : public FixedStepMethod {
+ public:
+  NullSpaceEm(double tol, int max_iterations, bool condition_every_step)
+      : tol_(tol), max_iterations_(max_iterations), condition_every_step_(condition_every_step) {}
+
+  std::string CheckApplicable(const Problem& problem) const override {
+    return CheckMidpointSchemeApplicable(problem);
+  }
+
+ protected:
+  std::unique_ptr<FixedStepWorkspace> Begin(const Problem& problem, double /*h*/,
+                                            FixedStepState& state, WorkCounters& /*counters*/,
+                                            std::string& /*error*/) const override {
+    auto ws = std::make_unique<NullSpaceWorkspace>(problem);
+    state.lambda = Vector::Zero(ws->m_all);
+    state.has_multipliers = ws->m_all > 0;
+    return ws;
+  }
+
+  StepStatus Step(FixedStepWorkspace& base, double h, FixedStepState& state,
+                  WorkCounters& counters) const override {
+    auto& w = static_cast<NullSpaceWorkspace&>(base);
+    const MechanicalDae& dae = w.balance.dae();
+    DaeWorkspace& dws = w.balance.workspace();
+    const int n = w.n, m = w.m;
+    w.balance.BeginStep(state.t, h, state.q, state.v);
+    Vector q1 = state.q + h * state.v;  // predictor
+    for (int it = 0; it < max_iterations_; ++it) {
+      w.balance.Residual(q1, w.r);
+      dae.CalcPhiQ(dws, w.balance.t_mid(), w.balance.q_mid(), w.g_all);
+      SelectRows(w.g_all, w.kept, w.g_mid);
+      dae.CalcPhi(dws, w.balance.t1(), q1, w.phi_all);
+      SelectRows(w.phi_all, w.kept, w.phi);
+      dae.CalcPhiQ(dws, w.balance.t1(), q1, w.g_all);
+      SelectRows(w.g_all, w.kept, w.g_end);
+      // Discrete null space matrix (eq 11) and the least-squares multiplier of r.
+      // (A problem without constraints: one zero row, whose null space is all of R^n.)
+      Eigen::JacobiSVD<Matrix> svd(m > 0 ? w.g_mid : Matrix(Matrix::Zero(1, n)),
+                                   Eigen::ComputeFullV | Eigen::ComputeThinU);
+      const auto& s = svd.singularValues();
+      int rank = 0;
+      for (int i = 0; i < s.size(); ++i)
+        if (s[i] > 1e-10 * std::max(1.0, s.size() ? s[0] : 1.0)) ++rank;
+      w.null_space = svd.matrixV().rightCols(n - rank);
+      // mu = U_r S_r^-1 V_r^T r: the minimum-norm least-squares solution of G^T mu = r.
+      w.mu.setZero();
+      for (int i = 0; i < rank; ++i)
+        w.mu += (svd.matrixV().col(i).dot(w.r) / s[i]) * svd.matrixU().col(i);
+      w.mu_all.setZero();
+      for (int i = 0; i < m; ++i) w.mu_all[w.kept[i]] = w.mu[i];
+      if (m > 0)
+        dae.CalcReactionStiffness(dws, w.balance.t_mid(), w.balance.q_mid(), w.mu_all, w.reaction);
+      else
+        w.reaction.setZero();
+      const int rows = (n - rank) + m;
+      w.iteration.resize(rows, n);
+      w.residual.resize(rows);
+      w.iteration.topRows(n - rank).noalias() =
+          w.null_space.transpose() * (w.balance.Jacobian() - 0.5 * w.reaction);
+      w.iteration.bottomRows(m) = w.g_end;
+      w.residual.head(n - rank).noalias() = w.null_space.transpose() * w.r;
+      w.residual.tail(m) = w.phi;
+      if (it == 0 && (condition_every_step_ || w.condition_first < 0.0)) RecordCondition(w);
+      Eigen::ColPivHouseholderQR<Matrix> solver(w.iteration);
+      ++counters.factorizations;
+      ++counters.jacobian_evals;
+      w.delta = solver.solve(-w.residual);
+      ++counters.newton_iterations;
+      if (!w.delta.allFinite())
+        return StepStatus::Failed("null-space-em: singular iteration matrix");
+      q1 += w.delta;
+      if (w.delta.lpNorm<Eigen::Infinity>() <= tol_ * (1.0 + q1.lpNorm<Eigen::Infinity>())) {
+        w.balance.Residual(q1, w.r);
+        state.v = w.balance.v1();
+        state.q = q1;
+        state.lambda = -w.mu_all / h;  // r = G^T mu = -h G^T lambda (10.2)
+        state.t += h;
+        return StepStatus::Ok();
+      }
+    }
+    return StepStatus::Failed("null-space-em: Newton did not converge in " +
+                              std::to_string(max_iterations_) + " iterations");
+  }
+
+  void Finish(FixedStepWorkspace& base, std::map<std::string, double>& metrics) const override {
+    auto& w = static_cast<NullSpaceWorkspace&>(base);
+    metrics["newton_unknowns"] = w.n;
+    metrics["iteration_matrix_condition.first"] = w.condition_first;
+    metrics["iteration_matrix_condition.max"] = w.condition_max;
+  }
+
+ private:
+  static void RecordCondition(NullSpaceWorkspace& w) {
+    const double c = ConditionNumber2(w.iteration);
+    if (w.condition_first < 0.0) w.condition_first = c;
+    w.condition_max = std::max(w.condition_max, c);
+  }
+
+  double tol_;
+  int max_iterations_;
+  bool condition_every_step_;
+};
+
+}  // namespace
+
+std::unique_ptr<Method> MakeNullSpaceEm(const ParameterSet& params) {
+  return std::make_unique<NullSpaceEm>(params.GetDouble("tol", 1e-12),
+                                       static_cast<int>(params.GetDouble("max_iterations", 30)),
+                                       params.GetString("condition", "every-step") == "every-step");
+}
+
+}  // namespace mbb

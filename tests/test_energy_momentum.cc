@@ -1,0 +1,151 @@
+// The energy-momentum schemes of paper 002 (constrained-em, null-space-em) on the directors
+// formulation: the paper's claims (exact conservation of energy and of the momentum maps
+// of symmetries, second order, the constrained iteration matrix's h^-3 conditioning) on
+// its examples, and what the methods refuse.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+#include "harness/runner.h"
+#include "tests/run_spec.h"
+
+namespace mbb {
+namespace {
+
+RunRecord Run(const std::string& problem, const std::string& method, double h, double t_end,
+              std::map<std::string, std::string> params = {}) {
+  const RunRecord r =
+      Execute(Spec(problem, method, std::move(params), {{"h", std::to_string(h)}}, t_end));
+  INFO(problem << " " << method << " h " << h << ": " << r.message);
+  REQUIRE(r.status == RunStatus::kOk);
+  return r;
+}
+
+// Largest drift of the conserved momentum components relative to the largest initial
+// momentum component (linear and angular about the origin).
+double RelativeMomentumDrift(const RunRecord& r) {
+  REQUIRE(r.metrics.momentum);
+  REQUIRE(r.metrics.momentum->conserved_max_abs_drift);
+  double scale = 0.0;
+  for (int i = 0; i < 3; ++i)
+    scale = std::max({scale, std::abs(r.metrics.momentum->linear_initial[i]),
+                      std::abs(r.metrics.momentum->angular_initial[i])});
+  return *r.metrics.momentum->conserved_max_abs_drift / scale;
+}
+
+}  // namespace
+
+TEST_CASE("the energy-momentum methods pick the directors formulation by themselves",
+          "[energy-momentum]") {
+  for (const char* method : {"constrained-em", "null-space-em"}) {
+    const RunRecord r = Run("gyro_top", method, 0.01, 0.05);
+    CHECK(r.problem_formulation == "directors");
+    // Paper 002 s5.1.1: n + m = 12 + 9 = 21 unknowns for the constrained scheme; the
+    // generic null space form iterates on q (n = 12).
+    CHECK(r.extra_metrics.at("newton_unknowns") ==
+          (std::string(method) == "constrained-em" ? 21 : 12));
+  }
+}
+
+TEST_CASE("gyro top (paper 002 s5.1): second order, energy and e3 . L conserved",
+          "[energy-momentum]") {
+  // Error of the centre of mass against the analytic steady precession (eqs 164-171);
+  // dt = 0.05 spins the top 6.8 rad per step and is not judged.
+  std::vector<double> errors;
+  for (double h : {0.01, 0.005, 0.0025}) {
+    const RunRecord r = Run("gyro_top", "null-space-em", h, 2.0);
+    REQUIRE(r.metrics.error);
+    REQUIRE(r.metrics.error->output_max_abs);
+    errors.push_back(*r.metrics.error->output_max_abs);
+    // Scheme (10) conserves both to the Newton tolerance (measured <= 1e-14 relative);
+    // the issue's bound is 1e-10.
+    CHECK(r.metrics.energy_max_rel_drift < 1e-10);
+    CHECK(RelativeMomentumDrift(r) < 1e-10);
+  }
+  // Mid-point rule: order 2 (measured 1.94, 1.99); 2 +- 0.2 as the issue states.
+  for (size_t i = 1; i < errors.size(); ++i) {
+    const double order = std::log2(errors[i - 1] / errors[i]);
+    INFO("observed order " << order);
+    CHECK(std::abs(order - 2.0) < 0.2);
+  }
+}
+
+TEST_CASE("Table II: the constrained iteration matrix's condition number grows like dt^-3",
+          "[energy-momentum]") {
+  // Paper 002 Table II (eq 10 as written: impulse form, unknowns q and lambda, constraints
+  // unscaled): ~1.6e4, 1.6e7, 1.6e10; independently 1.65e4, 1.61e7, 1.61e10. Within 10 %.
+  const std::vector<std::pair<double, double>> table = {
+      {5e-2, 1.6e4}, {5e-3, 1.6e7}, {5e-4, 1.6e10}};
+  for (const auto& [h, paper] : table) {
+    const RunRecord r = Run("gyro_top", "constrained-em", h, h);
+    const double first = r.extra_metrics.at("iteration_matrix_condition.first");
+    INFO("dt " << h << " condition " << first);
+    CHECK(std::abs(first / paper - 1.0) < 0.1);
+  }
+}
+
+TEST_CASE("cylindrical and planar pairs (paper 002 s5.2, s5.3): energy and momenta conserved",
+          "[energy-momentum]") {
+  // Free flight: energy and all six momentum components are first integrals; scheme (10)
+  // keeps them to the Newton tolerance (measured <= 1e-14 relative); bound 1e-10.
+  for (const char* problem : {"cylindrical_pair", "planar_pair"})
+    for (const char* method : {"constrained-em", "null-space-em"}) {
+      INFO(problem << " " << method);
+      const RunRecord r = Run(problem, method, 0.01, 0.5);
+      REQUIRE(r.metrics.momentum);
+      CHECK(r.metrics.momentum->conserved_components.size() == 6);
+      CHECK(r.metrics.energy_max_rel_drift < 1e-10);
+      CHECK(RelativeMomentumDrift(r) < 1e-10);
+    }
+  // Tables III and IV, constrained scheme at dt = 0.01: 3.6e11 and 4.8e10 (within 10 %).
+  CHECK(std::abs(Run("cylindrical_pair", "constrained-em", 0.01, 0.01)
+                         .extra_metrics.at("iteration_matrix_condition.first") /
+                     3.6e11 -
+                 1.0) < 0.1);
+  CHECK(std::abs(Run("planar_pair", "constrained-em", 0.01, 0.01)
+                         .extra_metrics.at("iteration_matrix_condition.first") /
+                     4.8e10 -
+                 1.0) < 0.1);
+}
+
+TEST_CASE("six-body linkage (paper 002 s5.4.2): the redundant closure row is dropped, energy kept",
+          "[energy-momentum]") {
+  // One of the closure conditions is dependent on the manifold (paper 002 s5.4.2); the
+  // schemes keep an independent set of rows. Energy constant to 1e-10 relative (Fig 23).
+  for (const char* method : {"constrained-em", "null-space-em"}) {
+    const RunRecord r = Run("six_body_linkage", method, 0.01, 0.3);
+    INFO(method);
+    CHECK(r.metrics.energy_max_rel_drift < 1e-10);
+    CHECK(r.metrics.position_residual_max < 1e-10);
+  }
+}
+
+TEST_CASE("double four-bar with null-space-em: energy within 1e-6 J, crank top within 1e-2 m",
+          "[energy-momentum]") {
+  // The issue's criteria over the full 10 s; dt = 0.01 is the largest step of {0.05, 0.02,
+  // 0.01} that meets the position one (measured 4.9e-3 m; 0.02 gives 2.0e-2 m).
+  const RunRecord r = Run("double_four_bar", "null-space-em", 0.01, 10.0);
+  CHECK(r.metrics.energy_max_abs_drift < 1e-6);
+  REQUIRE(r.metrics.error);
+  CHECK(r.metrics.error->position_max_abs < 1e-2);
+}
+
+TEST_CASE("the energy-momentum methods refuse what scheme (10) cannot treat", "[energy-momentum]") {
+  // A mass matrix that depends on q (Euler parameters pinned by the user) and constraints
+  // beyond quadratic order (a pendulum in angles) are not_applicable with the reason.
+  const RunRecord euler = Execute(Spec(
+      "gyro_top", "null-space-em", {{"formulation", "euler-parameters"}}, {{"h", "0.01"}}, 0.1));
+  CHECK(euler.status == RunStatus::kNotApplicable);
+  CHECK(euler.message.find("constant mass matrix") != std::string::npos);
+  const RunRecord angles =
+      Execute(Spec("double_pendulum", "constrained-em", {}, {{"h", "0.01"}}, 0.1));
+  CHECK(angles.status == RunStatus::kNotApplicable);
+  CHECK(angles.message.find("quadratic") != std::string::npos);
+  // A hand-written pendulum in Cartesian coordinates (constant M, |x|^2 = L^2) runs.
+  const RunRecord cartesian = Run("spatial_pendulum", "null-space-em", 0.01, 1.0);
+  CHECK(cartesian.problem_formulation.empty());
+  CHECK(cartesian.metrics.energy_max_rel_drift < 1e-10);
+}
+
+}  // namespace mbb
