@@ -7,6 +7,7 @@
 #include "methods/newmark/newmark_methods.h"
 #include "methods/odeint/odeint_methods.h"
 #include "methods/qr/qr_projection.h"
+#include "methods/recursive/recursive_methods.h"
 #ifdef MBBENCH_WITH_SIMBODY
 #include "methods/simbody/simbody_peer.h"
 #endif
@@ -18,8 +19,9 @@ const std::vector<MethodEntry>& MethodRegistry() {
   static const std::vector<MethodEntry> registry = [] {
     std::vector<MethodEntry> entries;
     using Family = std::vector<MethodEntry> (*)();
-    std::vector<Family> families = {IdaMethodEntries, ArkodeMethodEntries, OdeintMethodEntries,
-                                    NewmarkMethodEntries, QrMethodEntries};
+    std::vector<Family> families = {IdaMethodEntries,    ArkodeMethodEntries,
+                                    OdeintMethodEntries, NewmarkMethodEntries,
+                                    QrMethodEntries,     RecursiveMethodEntries};
 #ifdef MBBENCH_WITH_SIMBODY  // optional: the peer needs libsimbody-dev
     families.push_back(SimbodyMethodEntries);
 #endif
