@@ -9,6 +9,7 @@
 #include "methods/odeint/odeint_methods.h"
 #include "methods/partitioning/partitioning_methods.h"
 #include "methods/qr/qr_projection.h"
+#include "methods/recursive/recursive_methods.h"
 #ifdef MBBENCH_WITH_SIMBODY
 #include "methods/simbody/simbody_peer.h"
 #endif
@@ -24,6 +25,7 @@ const std::vector<MethodEntry>& MethodRegistry() {
                                     NewmarkMethodEntries, QrMethodEntries};
     families.push_back(PartitioningMethodEntries);
     families.push_back(EnergyMomentumMethodEntries);
+    families.push_back(RecursiveMethodEntries);
 #ifdef MBBENCH_WITH_SIMBODY  // optional: the peer needs libsimbody-dev
     families.push_back(SimbodyMethodEntries);
 #endif

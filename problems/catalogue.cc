@@ -30,6 +30,9 @@ const std::vector<ProblemEntry>& ProblemCatalogue() {
         SpatialPendulumEntry(),
         SpinTopEntry(),
         StiffPendulumEntry(),
+        ZeroMassChainAEntry(),
+        ZeroMassChainBEntry(),
+        PendulumChainEntry(),
     };
     std::sort(entries.begin(), entries.end(),
               [](const auto& a, const auto& b) { return a.id < b.id; });

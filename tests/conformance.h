@@ -44,7 +44,14 @@ inline std::vector<Case> Cases() {
            "stiff_pendulum",
            {{"form", "minimal"}, {"theta0", "1"}},
            3.2},
-          {"spatial_pendulum", "spatial_pendulum", {}, 18.5}};
+          {"spatial_pendulum", "spatial_pendulum", {}, 18.5},
+          // The IFToMM simple pendulum in joint coordinates (paper 004's joint-tree
+          // formulation: the link angle), so the tree methods are covered; released
+          // horizontal from l = 1 m: sqrt(2 g / l) = 4.43 rad/s.
+          {"simple_pendulum_iftomm formulation=joint-tree",
+           "simple_pendulum_iftomm",
+           {{"formulation", "joint-tree"}},
+           4.5}};
 }
 
 inline Problem BuildCase(const Case& c, std::map<std::string, std::string> overrides = {}) {

@@ -28,6 +28,9 @@ ProblemEntry SmallMassOscillatorEntry();
 ProblemEntry SpatialPendulumEntry();
 ProblemEntry SpinTopEntry();
 ProblemEntry StiffPendulumEntry();
+ProblemEntry ZeroMassChainAEntry();
+ProblemEntry ZeroMassChainBEntry();
+ProblemEntry PendulumChainEntry();
 
 /// The planar chain of N four-bars (double_four_bar.cc): N + 1 cranks, N couplers.
 struct ModelDescription;

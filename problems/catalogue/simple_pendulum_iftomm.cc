@@ -1,6 +1,7 @@
 // IFToMM simple pendulum (docs/problems.md): point mass 1 kg on a massless 1 m link, revolute
 // to ground at the origin, g = 9.81 along -y, starts horizontal at rest at x = -1, 10 s.
-// Model layer: a planar point mass with a distance joint to the ground pivot.
+// Model layer: a planar point mass with a distance joint to the ground pivot (a tree: also
+// in formulation=joint-tree, the link angle as joint coordinate).
 #include "problems/catalogue/catalogue_entries.h"
 #include "problems/catalogue/model_helpers.h"
 #include "problems/model/model_problem.h"
@@ -42,7 +43,7 @@ ProblemEntry SimplePendulumIftommEntry() {
           {{"mass", "1", "kg", {}},
            {"length", "1", "m", {}},
            {"g", "9.81", "gravity along -y", {}},
-           FormulationParameter(2)},
+           FormulationParameter(2, true)},
           Build};
 }
 

@@ -4,8 +4,11 @@
 // 10 s, at rest at t = 0; m1 a parameter (default 1e-3).
 // Model layer, planar: two point masses with y held at 0 by drivers; the springs are
 // translational spring-dampers of rest length 10 anchored 10 m apart, so p1 = x1 and
-// p2 = x2 - 10 are the displacements of eq (5). The m1 = 0 limit, eq (6), is a different
-// (first-order) model: it is refused here (it belongs to paper 004's recursive formalism).
+// p2 = x2 - 10 are the displacements of eq (5).
+// With formulation=joint-tree the drivers become prismatic joints along x, m1 on the ground
+// and m2 on m1: the relative coordinates q1 = p1, q2 = p2 - p1 of paper 004 s2.2. Only
+// there m1 = 0 is allowed: the limit model, eq (6), is the mixed first/second-order system
+// of the rank-deficient formalism (paper 004 s3, methods/recursive/).
 #include "problems/catalogue/catalogue_entries.h"
 #include "problems/catalogue/model_helpers.h"
 #include "problems/model/model_problem.h"
@@ -20,11 +23,12 @@ constexpr double kRest = 10.0;
 
 Problem Build(const ParameterSet& p) {
   const double m1 = p.GetDouble("m1", 1e-3);
-  if (m1 == 0.0)
+  const bool tree = p.GetString("formulation", "planar") == "joint-tree";
+  if (m1 == 0.0 && !tree)
     throw InputError(
-        "parameter 'm1' = 0: the eq (6) limit model is not available in the model layer "
-        "(needs the rank-deficient mass formalism of paper 004)");
-  RequirePositive(m1, "m1");
+        "parameter 'm1' = 0: the eq (6) limit model needs formulation=joint-tree (the "
+        "rank-deficient mass formalism of paper 004)");
+  if (m1 != 0.0) RequirePositive(m1, "m1");
   ModelDescription m;
   m.title = "small mass oscillator";
   m.source = "004 s2.2 eq 5";
@@ -36,6 +40,13 @@ Problem Build(const ParameterSet& p) {
     b.mass = i == 0 ? m1 : p.GetDouble("m2", 1.0);
     b.position = P(kRest * i, 0.0);
     m.bodies.push_back(b);
+    if (tree) {  // prismatic along x: q1 = x1, q2 = x2 - x1 - kRest = p2 - p1
+      JointDescription j = Joint("slide_" + b.name, JointKind::kPrismatic, i == 0 ? "ground" : "m1",
+                                 P(i == 0 ? 0.0 : kRest, 0.0), b.name, P(0, 0));
+      j.axis_a = P(1, 0);
+      m.joints.push_back(j);
+      continue;
+    }
     DriverDescription d;
     d.name = "on_axis_" + b.name;
     d.kind = DriverKind::kCoordinate;
@@ -85,13 +96,13 @@ ProblemEntry SmallMassOscillatorEntry() {
   return {"small_mass_oscillator",
           "two coupled oscillators with a small mass m1 (point masses on x), model layer",
           "004 s2.2 eq 5",
-          {{"m1", "1e-3", "small mass, kg (> 0)", {}},
+          {{"m1", "1e-3", "small mass, kg (> 0; 0 with formulation=joint-tree: eq (6))", {}},
            {"m2", "1", "large mass, kg", {}},
            {"c1", "1", "spring to the reference, N/m", {}},
            {"c2", "1", "spring between the masses, N/m", {}},
            {"d1", "1e-5", "damper to the reference, N s/m", {}},
            {"d2", "1e-5", "damper between the masses, N s/m", {}},
-           FormulationParameter(2)},
+           FormulationParameter(2, true)},
           Build};
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "problems/model/joint_tree.h"
 #include "problems/model/lift_planar.h"
 #include "problems/model/model_compiler.h"
 #include "problems/parameters.h"
@@ -52,6 +53,14 @@ std::vector<FormulationEntry> MakeRegistry() {
        kAllJoints,
        ValidateEulerParameters,
        FormulateEulerParameters},
+      {"joint-tree",
+       {2},
+       "joint coordinates on a kinematic tree, absolute coordinates per body (paper 004 "
+       "s3.1); zero and rank-deficient body masses allowed; trees only",
+       {BodyKind::kRigid, BodyKind::kPointMass},
+       {JointKind::kRevolute, JointKind::kPrismatic, JointKind::kDistance, JointKind::kPlanar},
+       ValidateJointTreeModel,
+       FormulateJointTree},
       {"planar",
        {2},
        "(x, y, theta) per rigid body, (x, y) per point mass; constant mass matrix",

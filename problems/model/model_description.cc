@@ -91,7 +91,13 @@ void ValidateModel(const ModelDescription& model) {
     if (b.name.empty() || b.name == "ground")
       throw InputError(w + ": body name '" + b.name + "' is empty or reserved");
     if (!names.insert(b.name).second) throw InputError(w + ": body '" + b.name + "' defined twice");
-    if (!(b.mass > 0.0)) throw InputError(w + ": " + what + " mass must be > 0");
+    // The joint-tree formulation (paper 004) admits bodies with zero or rank-deficient
+    // mass; every other formulation needs a positive definite mass matrix.
+    if (model.formulation == "joint-tree") {
+      if (!(b.mass >= 0.0)) throw InputError(w + ": " + what + " mass must be >= 0");
+    } else if (!(b.mass > 0.0)) {
+      throw InputError(w + ": " + what + " mass must be > 0");
+    }
     RequireFiniteVector(model, what + " inertia", b.inertia);
     RequirePhysicalInertia(model, b);
     RequireFiniteVector(model, what + " position", b.position);

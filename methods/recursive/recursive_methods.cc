@@ -1,0 +1,434 @@
+// Methods on the joint-tree formulation (paper 004; problems/model/joint_tree.h):
+//
+//   recursive            the classical O(N) recursion with inverses (recursive_formalism.h,
+//                        (17), (24a), (25a)): q'' = a(t, q, q') integrated by IDA (BDF,
+//                        residual v' - a) or, with `integrator=rk4`, classical RK4 at a
+//                        fixed step h.
+//   recursive-zero-mass  the rank-deficient formalism ((17) with pseudo-inverses, (24a,b),
+//                        (25a,b), (26)): the mixed first/second-order equations as the
+//                        index-1 DAE  q' = v,  R(t, q, v, v') = 0  integrated by IDA in the
+//                        residual form (25)/(26) (section 3.5's (q, eta, zeta) variables need
+//                        X' and T', which the paper does not give).
+//   joint-dense          the baseline M(q) q'' = Q(t, q, q') with M assembled column by column
+//                        (O(N) inverse dynamics each) and factorised densely (LDL^T, O(N^3)).
+//
+// Every right-hand side and residual evaluation is allocation-free (buffers sized once).
+// IDA uses its dense difference-quotient Jacobian (2n x 2n): runs are for trees of moderate
+// size; scripts/bench/recursive_scaling.sh times single evaluations up to N = 1e5.
+#include <ida/ida.h>
+#include <ida/ida_ls.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_dense.h>
+
+#include <cmath>
+
+#include "methods/common/run_loop.h"
+#include "methods/recursive/recursive_methods.h"
+#include "methods/sundials/sundials_support.h"
+
+namespace mbb {
+namespace {
+
+const JointTreeDae* TreeOf(const Problem& problem) {
+  return dynamic_cast<const JointTreeDae*>(problem.dae.get());
+}
+
+enum class Integrator { kIda, kRk4 };
+
+// One evaluation kind per method: the ODE q'' = a(t, q, q') or the DAE residual.
+class TreeEquations {
+ public:
+  virtual ~TreeEquations() = default;
+  virtual bool is_ode() const = 0;
+  /// ODE: q''; false if the mass matrix is singular.
+  virtual bool Accelerations(double t, ConstVectorRef q, ConstVectorRef v, VectorRef a) = 0;
+  /// DAE residual for the trial q'' = vp (the ODE form: vp - a).
+  virtual bool Residual(double t, ConstVectorRef q, ConstVectorRef v, ConstVectorRef vp,
+                        VectorRef r) = 0;
+  /// A consistent start for v' (ODE: a; DAE: the minimum-norm solution).
+  virtual bool InitialAcceleration(double t, ConstVectorRef q, ConstVectorRef v, VectorRef a) {
+    return Accelerations(t, q, v, a);
+  }
+  /// 1 for velocity components IDA's error test weighs, 0 for those holding algebraic
+  /// components (ZeroMassEquations).
+  virtual void DifferentialVelocities(VectorRef id) const { id.setOnes(); }
+};
+
+class OdeEquations : public TreeEquations {
+ public:
+  explicit OdeEquations(int n) : a_(n) {}
+  bool is_ode() const override { return true; }
+  bool Residual(double t, ConstVectorRef q, ConstVectorRef v, ConstVectorRef vp,
+                VectorRef r) override {
+    if (!Accelerations(t, q, v, a_)) return false;
+    r = vp - a_;
+    return true;
+  }
+
+ private:
+  Vector a_;
+};
+
+class RecursiveEquations final : public OdeEquations {
+ public:
+  explicit RecursiveEquations(const JointTreeDae& dae)
+      : OdeEquations(dae.num_coordinates()), formalism_(dae) {}
+  bool Accelerations(double t, ConstVectorRef q, ConstVectorRef v, VectorRef a) override {
+    formalism_.Backward(t, q, v);
+    return formalism_.FullRankAccelerations(a);
+  }
+
+ private:
+  RecursiveFormalism formalism_;
+};
+
+class DenseEquations final : public OdeEquations {
+ public:
+  explicit DenseEquations(const JointTreeDae& dae)
+      : OdeEquations(dae.num_coordinates()),
+        dae_(dae),
+        ws_(dae.MakeWorkspace()),
+        mass_(dae.num_coordinates(), dae.num_coordinates()),
+        forces_(dae.num_coordinates()),
+        ldlt_(dae.num_coordinates()) {}
+  bool Accelerations(double t, ConstVectorRef q, ConstVectorRef v, VectorRef a) override {
+    dae_.CalcMassMatrix(*ws_, q, mass_);
+    dae_.CalcForces(*ws_, t, q, v, forces_);
+    ldlt_.compute(mass_);  // dense LDL^T, O(n^3)
+    if (ldlt_.info() != Eigen::Success || !(ldlt_.vectorD().minCoeff() > 0.0)) return false;
+    a = ldlt_.solve(forces_);
+    return true;
+  }
+
+ private:
+  const JointTreeDae& dae_;
+  std::unique_ptr<DaeWorkspace> ws_;
+  Matrix mass_;
+  Vector forces_;
+  Eigen::LDLT<Matrix> ldlt_;
+};
+
+class ZeroMassEquations final : public TreeEquations {
+ public:
+  ZeroMassEquations(const JointTreeDae& dae, double rank_tolerance)
+      : formalism_(dae, rank_tolerance) {}
+  bool is_ode() const override { return false; }
+  bool Accelerations(double, ConstVectorRef, ConstVectorRef, VectorRef) override { return false; }
+  bool Residual(double t, ConstVectorRef q, ConstVectorRef v, ConstVectorRef vp,
+                VectorRef r) override {
+    formalism_.Backward(t, q, v);
+    formalism_.Residual(vp, r);
+    return true;
+  }
+  bool InitialAcceleration(double t, ConstVectorRef q, ConstVectorRef v, VectorRef a) override {
+    formalism_.Backward(t, q, v);
+    formalism_.PseudoInverseAccelerations(a);
+    return true;
+  }
+  // Velocities holding algebraic components: those of a body with r_i < n_i (zeta_i, (31))
+  // and of its successors j, whose q_j' = X_j (v_j + T_j q_i') carries zeta_i through T_j
+  // ((29), (30)); their positions stay in the error test.
+  void DifferentialVelocities(VectorRef id) const override {
+    id.setOnes();
+    const auto& bodies = formalism_.dae().bodies();
+    for (int i = 0; i < formalism_.dae().num_bodies(); ++i) {
+      const TreeBody& b = bodies[i];
+      const bool deficient = formalism_.rank(i) < b.n;
+      const bool after_deficient = b.parent >= 0 && formalism_.rank(b.parent) < bodies[b.parent].n;
+      if (deficient || after_deficient) id.segment(b.q_offset, b.n).setZero();
+    }
+  }
+
+ private:
+  RecursiveFormalism formalism_;
+};
+
+// IDA user data: y = (q, v), residual (q' - v, R(t, q, v, v')).
+struct IdaData {
+  TreeEquations* equations;
+  int n;
+  static int Callback(sunrealtype t, N_Vector y, N_Vector yp, N_Vector r, void* user) {
+    auto* d = static_cast<IdaData*>(user);
+    const int n = d->n;
+    const double* yv = N_VGetArrayPointer(y);
+    const double* ypv = N_VGetArrayPointer(yp);
+    double* rv = N_VGetArrayPointer(r);
+    Eigen::Map<const Vector> q(yv, n), v(yv + n, n), qp(ypv, n), vp(ypv + n, n);
+    Eigen::Map<Vector> rq(rv, n), rr(rv + n, n);
+    rq = qp - v;
+    if (!d->equations->Residual(t, q, v, vp, rr)) return 1;  // recoverable: IDA cuts h
+    for (int i = 0; i < 2 * n; ++i)
+      if (!std::isfinite(rv[i])) return 1;
+    return 0;
+  }
+};
+
+RunOutcome RunIda(const Problem& problem, const RunSettings& settings, StepObserver& observer,
+                  TreeEquations& equations) {
+  RunOutcome outcome;
+  SundialsContext ctx;
+  const int n = problem.n(), size = 2 * n;
+  SerialVector y(size, ctx), yp(size, ctx);
+  Eigen::Map<Vector> yv(y.data(), size), ypv(yp.data(), size);
+  yv.head(n) = problem.q0;
+  yv.tail(n) = problem.v0;
+  ypv.head(n) = problem.v0;
+  Vector a0(n);
+  if (!equations.InitialAcceleration(settings.t0, problem.q0, problem.v0, a0)) {
+    outcome.status = RunStatus::kFailed;
+    outcome.message = "initial acceleration: singular projected mass matrix";
+    return outcome;
+  }
+  ypv.tail(n) = a0;
+  // Velocities holding algebraic components (decided at t0) are left out of the error test,
+  // as the `ida` method does with the multipliers: in (q, q') coordinates the successor's
+  // velocity mixes in the algebraic zeta_i, and with it in the test nearly every step was
+  // rejected (small_mass_oscillator m1 = 0: 231137 steps instead of about 100).
+  SerialVector id(size, ctx);
+  Eigen::Map<Vector> idv(id.data(), size);
+  idv.head(n).setOnes();
+  equations.DifferentialVelocities(idv.tail(n));
+  const bool has_algebraic = idv.minCoeff() == 0.0;
+  IdaData data{&equations, n};
+  SundialsErrorSink sink;
+  void* mem = IDACreate(ctx);
+  SUNMatrix jac = SUNDenseMatrix(size, size, ctx);
+  SUNLinearSolver ls = SUNLinSol_Dense(y, jac, ctx);
+  std::string error;
+  auto check = [&](int flag, const char* call) {
+    if (flag >= 0) return true;
+    error = std::string(call) + " failed: " +
+            (sink.last_message.empty() ? IDAGetReturnFlagName(flag) : sink.last_message);
+    return false;
+  };
+  const bool ok =
+      check(IDASetErrHandlerFn(mem, SundialsErrorSink::Handler, &sink), "IDASetErrHandlerFn") &&
+      check(IDAInit(mem, IdaData::Callback, settings.t0, y, yp), "IDAInit") &&
+      check(IDASetUserData(mem, &data), "IDASetUserData") &&
+      check(IDASStolerances(mem, settings.rtol, settings.atol), "IDASStolerances") &&
+      check(IDASetLinearSolver(mem, ls, jac), "IDASetLinearSolver") &&
+      check(IDASetMaxNumSteps(mem, settings.max_steps), "IDASetMaxNumSteps") &&
+      (!has_algebraic || (check(IDASetId(mem, id), "IDASetId") &&
+                          check(IDASetSuppressAlg(mem, SUNTRUE), "IDASetSuppressAlg"))) &&
+      check(IDASetMinStep(mem, 1e-12 * (settings.t_end - settings.t0)), "IDASetMinStep");
+  LibraryRunLoop loop(settings, observer);
+  if (!ok) {
+    loop.End(RunStatus::kFailed, error);
+  } else {
+    Vector q(n), v(n), a(n);
+    auto sample = [&](double t) -> StepSample {
+      q = yv.head(n);
+      v = yv.tail(n);
+      a = ypv.tail(n);
+      return {t, q, v, &a};
+    };
+    loop.ReportStart(sample(settings.t0));
+    double t = settings.t0;
+    while (loop.Continues(t)) {
+      const double target = loop.NextTarget(t);
+      if (!check(IDASetStopTime(mem, target), "IDASetStopTime") ||
+          !check(IDASolve(mem, target, &t, y, yp, IDA_ONE_STEP), "IDASolve")) {
+        loop.FailStep(t, error);
+        break;
+      }
+      if (!loop.AcceptStep(sample(t))) break;
+    }
+  }
+  loop.Finish(outcome);
+  long steps = 0, res = 0, jac_evals = 0, newton = 0, setups = 0, err_fails = 0, res_jac = 0;
+  IDAGetNumSteps(mem, &steps);
+  IDAGetNumResEvals(mem, &res);
+  IDAGetNumJacEvals(mem, &jac_evals);
+  IDAGetNumNonlinSolvIters(mem, &newton);
+  IDAGetNumLinSolvSetups(mem, &setups);
+  IDAGetNumErrTestFails(mem, &err_fails);
+  IDAGetNumLinResEvals(mem, &res_jac);
+  outcome.counters.steps = steps;
+  outcome.counters.rhs_evals = res + res_jac;
+  outcome.counters.jacobian_evals = jac_evals;
+  outcome.counters.newton_iterations = newton;
+  outcome.counters.factorizations = setups;
+  outcome.counters.rejected_steps = err_fails;
+  IDAFree(&mem);
+  SUNLinSolFree(ls);
+  SUNMatDestroy(jac);
+  return outcome;
+}
+
+// Classical RK4 on (q, v) at a fixed step h (the last step shortened to land on t_end).
+RunOutcome RunRk4(const Problem& problem, const RunSettings& settings, StepObserver& observer,
+                  TreeEquations& equations) {
+  RunOutcome outcome;
+  LibraryRunLoop loop(settings, observer);
+  const double h = settings.h > 0.0 ? settings.h : problem.h_default;
+  const int n = problem.n();
+  Vector q = problem.q0, v = problem.v0, a(n), qs(n), vs(n);
+  Vector kq[4] = {Vector(n), Vector(n), Vector(n), Vector(n)};
+  Vector kv[4] = {Vector(n), Vector(n), Vector(n), Vector(n)};
+  if (!loop.CheckFixedStepCount(h)) {
+    loop.Finish(outcome);
+    return outcome;
+  }
+  auto eval = [&](double t, const Vector& qq, const Vector& vv, int k) {
+    kq[k] = vv;
+    ++outcome.counters.rhs_evals;
+    return equations.Accelerations(t, qq, vv, kv[k]);
+  };
+  if (!equations.Accelerations(settings.t0, q, v, a)) {
+    loop.End(RunStatus::kFailed, "initial acceleration: singular projected mass matrix");
+    loop.Finish(outcome);
+    return outcome;
+  }
+  loop.ReportStart({settings.t0, q, v, &a});
+  const long steps = loop.FixedStepCount(h);
+  double t = settings.t0;
+  for (long k = 1; k <= steps && !loop.ended(); ++k) {
+    const double t_next = k == steps ? settings.t_end : settings.t0 + k * h;
+    const double dt = t_next - t;
+    bool ok = eval(t, q, v, 0);
+    qs = q + 0.5 * dt * kq[0];
+    vs = v + 0.5 * dt * kv[0];
+    ok = ok && eval(t + 0.5 * dt, qs, vs, 1);
+    qs = q + 0.5 * dt * kq[1];
+    vs = v + 0.5 * dt * kv[1];
+    ok = ok && eval(t + 0.5 * dt, qs, vs, 2);
+    qs = q + dt * kq[2];
+    vs = v + dt * kv[2];
+    ok = ok && eval(t + dt, qs, vs, 3);
+    if (!ok) {
+      loop.FailStep(t, "singular projected mass matrix");
+      break;
+    }
+    q += dt / 6.0 * (kq[0] + 2.0 * kq[1] + 2.0 * kq[2] + kq[3]);
+    v += dt / 6.0 * (kv[0] + 2.0 * kv[1] + 2.0 * kv[2] + kv[3]);
+    t = t_next;
+    ++outcome.counters.steps;
+    if (!equations.Accelerations(t, q, v, a)) a.setConstant(NAN);
+    if (!loop.AcceptStep({t, q, v, &a})) break;
+  }
+  loop.Finish(outcome);
+  return outcome;
+}
+
+enum class Kind { kRecursive, kZeroMass, kDense };
+
+class TreeMethod final : public Method {
+ public:
+  TreeMethod(Kind kind, const ParameterSet& p) : kind_(kind) {
+    if (kind != Kind::kZeroMass)
+      integrator_ = p.GetString("integrator", "ida") == "rk4" ? Integrator::kRk4 : Integrator::kIda;
+    else
+      rank_tolerance_ = p.GetDouble("rank_tolerance", 1e-10);
+  }
+
+  std::string CheckApplicable(const Problem& problem) const override {
+    if (!TreeOf(problem))
+      return "needs a problem built with formulation=joint-tree (paper 004's tree "
+             "coordinates)";
+    return {};
+  }
+
+  RunOutcome Run(const Problem& problem, const RunSettings& settings,
+                 StepObserver& observer) const override {
+    const JointTreeDae& dae = *TreeOf(problem);
+    std::unique_ptr<TreeEquations> equations;
+    switch (kind_) {
+      case Kind::kRecursive:
+        equations = std::make_unique<RecursiveEquations>(dae);
+        break;
+      case Kind::kDense:
+        equations = std::make_unique<DenseEquations>(dae);
+        break;
+      case Kind::kZeroMass:
+        equations = std::make_unique<ZeroMassEquations>(dae, rank_tolerance_);
+        break;
+    }
+    if (integrator_ == Integrator::kRk4) return RunRk4(problem, settings, observer, *equations);
+    return RunIda(problem, settings, observer, *equations);
+  }
+
+ private:
+  Kind kind_;
+  Integrator integrator_ = Integrator::kIda;
+  double rank_tolerance_ = 1e-10;
+};
+
+bool UsesTolerances(const ParameterSet& p) { return p.GetString("integrator", "ida") != "rk4"; }
+
+const std::map<std::string, std::string> kTreeProblems = {{"formulation", "joint-tree"}};
+
+}  // namespace
+
+std::unique_ptr<TreeEquationsProbe> MakeTreeEquationsProbe(const std::string& method,
+                                                           const JointTreeDae& dae) {
+  auto probe = std::make_unique<TreeEquationsProbe>();
+  probe->dae = &dae;
+  if (method == "joint-dense") {
+    auto eq = std::make_shared<DenseEquations>(dae);
+    probe->evaluate = [eq](double t, ConstVectorRef q, ConstVectorRef v, VectorRef out) {
+      eq->Accelerations(t, q, v, out);
+    };
+  } else if (method == "recursive") {
+    auto eq = std::make_shared<RecursiveEquations>(dae);
+    probe->evaluate = [eq](double t, ConstVectorRef q, ConstVectorRef v, VectorRef out) {
+      eq->Accelerations(t, q, v, out);
+    };
+  } else {
+    auto eq = std::make_shared<ZeroMassEquations>(dae, 1e-10);
+    auto vp = std::make_shared<Vector>(Vector::Zero(dae.num_coordinates()));
+    probe->evaluate = [eq, vp](double t, ConstVectorRef q, ConstVectorRef v, VectorRef out) {
+      eq->Residual(t, q, v, *vp, out);
+    };
+  }
+  return probe;
+}
+
+std::vector<MethodEntry> RecursiveMethodEntries() {
+  const ParameterSpec integrator{"integrator",
+                                 "ida",
+                                 "ida: BDF (rtol/atol); rk4: classical RK4 at the fixed step h",
+                                 {"ida", "rk4"}};
+  return {
+      {"joint-dense",
+       "joint coordinates on a tree: M(q) q'' = Q by dense LDL^T (O(N^3)); IDA or fixed-step RK4",
+       "004 (baseline for the O(N) recursion)",
+       true,
+       true,
+       {integrator},
+       [](const ParameterSet& p) { return std::make_unique<TreeMethod>(Kind::kDense, p); },
+       UsesTolerances,
+       // Default IDA: variable-order BDF, adaptive; no constraints (m = 0).
+       MethodPromises::Adaptive().Position().Velocity(),
+       kTreeProblems},
+      {"recursive",
+       "classical O(N) recursive formalism (inverses; paper 004 (17), (24a), (25a)); IDA or "
+       "fixed-step RK4",
+       "004 s3 (Lubich et al. 1992)",
+       true,
+       true,
+       {integrator},
+       [](const ParameterSet& p) { return std::make_unique<TreeMethod>(Kind::kRecursive, p); },
+       UsesTolerances,
+       MethodPromises::Adaptive().Position().Velocity(),
+       kTreeProblems},
+      {"recursive-zero-mass",
+       "O(N) recursion with pseudo-inverses for zero/rank-deficient body mass: mixed "
+       "equations (25)-(28) as an index-1 DAE through IDA",
+       "004 s3",
+       false,
+       true,
+       {{"rank_tolerance",
+         "1e-10",
+         "relative eigenvalue threshold of the rank decisions (lambda <= tol (lambda_max + "
+         "mass scale) counts as zero)",
+         {},
+         0.0,
+         1e-3}},
+       [](const ParameterSet& p) { return std::make_unique<TreeMethod>(Kind::kZeroMass, p); },
+       nullptr,
+       MethodPromises::Adaptive().Position().Velocity(),
+       kTreeProblems},
+  };
+}
+
+}  // namespace mbb

@@ -1,0 +1,541 @@
+// The joint-tree formulation (joint_tree.h; paper 004 s3.1-3.2, eqs (7)-(11)).
+#include "problems/model/joint_tree.h"
+
+#include <cmath>
+
+#include "problems/model/model_compiler.h"
+#include "problems/parameters.h"
+
+namespace mbb {
+namespace {
+
+Eigen::Vector2d Perp(const Eigen::Vector2d& u) { return {-u.y(), u.x()}; }
+
+Eigen::Vector2d Rotate(double angle, const Eigen::Vector2d& s) {
+  const double c = std::cos(angle), sn = std::sin(angle);
+  return {c * s.x() - sn * s.y(), sn * s.x() + c * s.y()};
+}
+
+// The predecessor's pose and twist as a joint sees it (the ground: at rest at the origin).
+struct ParentPose {
+  Eigen::Vector2d x = Eigen::Vector2d::Zero(), xv = Eigen::Vector2d::Zero();
+  double angle = 0.0, omega = 0.0;
+  bool has_angle = false;
+  int d = 0;
+};
+
+ParentPose PoseOf(const std::vector<TreeBody>& bodies, int parent, const double* p,
+                  const double* pv) {
+  ParentPose a;
+  if (parent < 0) return a;
+  const TreeBody& b = bodies[parent];
+  a.d = b.d;
+  a.x = Eigen::Vector2d(p[b.p_offset], p[b.p_offset + 1]);
+  a.xv = Eigen::Vector2d(pv[b.p_offset], pv[b.p_offset + 1]);
+  a.has_angle = b.d == 3;
+  if (a.has_angle) {
+    a.angle = p[b.p_offset + 2];
+    a.omega = pv[b.p_offset + 2];
+  }
+  return a;
+}
+
+// Joint point of the predecessor: u_a = R(theta_a) s_a (a point mass or the ground: s_a).
+Eigen::Vector2d ParentArm(const ParentPose& a, const TreeBody& b) {
+  return a.has_angle ? Rotate(a.angle, b.s_a) : b.s_a;
+}
+
+// One joint of (7)-(9) in the explicit form p_b = r(p_a, q): p_b, p_b' and
+// p_b'' = A p_a'' + B q'' + c, i.e. H = -A, J = -B, k^(II) = -c (K = I).
+struct JointMotion {
+  BodyVector p, pv, c;
+  BodyMatrix A, B;
+};
+
+void JointKinematics(const TreeBody& b, const ParentPose& a, const double* q, const double* qv,
+                     JointMotion& out) {
+  const int d = b.d;
+  const bool rigid = d == 3;
+  out.p.setZero(d);
+  out.pv.setZero(d);
+  out.c.setZero(d);
+  out.A.setZero(d, a.d);
+  out.B.setZero(d, b.n);
+  const Eigen::Vector2d ua = ParentArm(a, b);
+  const double wa = a.omega;
+  // Common part: the predecessor's joint point and its acceleration terms.
+  Eigen::Vector2d x = a.x + ua, xv = a.xv + wa * Perp(ua), c = -wa * wa * ua;
+  Eigen::Vector2d dx_dtheta_a = Perp(ua);  // column of A for the predecessor's angle
+  double theta = a.angle, omega = wa;
+  switch (b.joint) {
+    case TreeJointKind::kFree:
+      x += Eigen::Vector2d(q[0], q[1]);
+      xv += Eigen::Vector2d(qv[0], qv[1]);
+      if (rigid) {
+        theta += q[2];
+        omega += qv[2];
+      }
+      out.B.setIdentity(d, d);
+      break;
+    case TreeJointKind::kRevolute: {
+      theta += q[0];
+      omega += qv[0];
+      const Eigen::Vector2d ub = Rotate(theta, b.s_b);
+      x -= ub;
+      xv -= omega * Perp(ub);
+      c += omega * omega * ub;
+      dx_dtheta_a -= Perp(ub);
+      out.B.block(0, 0, 2, 1) = -Perp(ub);
+      out.B(2, 0) = 1.0;
+      break;
+    }
+    case TreeJointKind::kPrismatic: {
+      const Eigen::Vector2d w = a.has_angle ? Rotate(a.angle, b.axis_a) : b.axis_a;
+      x += q[0] * w;
+      xv += qv[0] * w + q[0] * wa * Perp(w);
+      c += 2.0 * qv[0] * wa * Perp(w) - q[0] * wa * wa * w;
+      dx_dtheta_a += q[0] * Perp(w);
+      if (rigid) {
+        theta += b.angle_offset;
+        const Eigen::Vector2d ub = Rotate(theta, b.s_b);
+        x -= ub;
+        xv -= omega * Perp(ub);
+        c += omega * omega * ub;
+        dx_dtheta_a -= Perp(ub);
+      } else {
+        x -= b.s_b;
+      }
+      out.B.block(0, 0, 2, 1) = w;
+      break;
+    }
+    case TreeJointKind::kDistance: {
+      const Eigen::Vector2d e(std::cos(q[0]), std::sin(q[0]));
+      x += b.length * e;
+      xv += b.length * qv[0] * Perp(e);
+      c -= b.length * qv[0] * qv[0] * e;
+      out.B.block(0, 0, 2, 1) = b.length * Perp(e);
+      break;
+    }
+  }
+  out.p.head(2) = x;
+  out.pv.head(2) = xv;
+  out.c.head(2) = c;
+  if (rigid) {
+    out.p(2) = theta;
+    out.pv(2) = omega;
+  }
+  if (a.d > 0) {
+    out.A.block(0, 0, 2, 2).setIdentity();
+    if (a.has_angle) {
+      out.A.block(0, 2, 2, 1) = dx_dtheta_a;
+      if (rigid) out.A(2, 2) = 1.0;
+    }
+  }
+}
+
+struct TreeWorkspace final : DaeWorkspace {
+  std::unique_ptr<DaeWorkspace> planar;
+  TreeState state;
+  JointMotion motion;
+  Vector body_forces, acc, forces_all, q_plus, q_minus, col_plus, col_minus, zero_v, p, pv;
+  Matrix planar_mass;
+};
+
+TreeWorkspace& Ws(DaeWorkspace& ws) { return static_cast<TreeWorkspace&>(ws); }
+
+}  // namespace
+
+JointTreeDae::JointTreeDae(std::vector<TreeBody> bodies,
+                           std::shared_ptr<const MechanicalDae> planar, double mass_scale)
+    : MechanicalDae(
+          [&] {
+            int n = 0;
+            for (const auto& b : bodies) n += b.n;
+            return n;
+          }(),
+          0),
+      bodies_(std::move(bodies)),
+      planar_(std::move(planar)),
+      mass_scale_(mass_scale) {}
+
+TreeState JointTreeDae::MakeState() const {
+  TreeState s;
+  const int nb = num_bodies(), np = num_absolute();
+  s.p.setZero(np);
+  s.pv.setZero(np);
+  s.H.resize(nb);
+  s.J.resize(nb);
+  s.M.resize(nb);
+  s.k2.resize(nb);
+  s.f.resize(nb);
+  auto ws = planar_->MakeWorkspace();
+  Matrix mass(np, np);
+  planar_->CalcMassMatrix(*ws, s.p, mass);  // constant in absolute coordinates
+  for (int i = 0; i < nb; ++i) {
+    const TreeBody& b = bodies_[i];
+    const int da = b.parent < 0 ? 0 : bodies_[b.parent].d;
+    s.H[i].setZero(b.d, da);
+    s.J[i].setZero(b.d, b.n);
+    s.M[i] = mass.block(b.p_offset, b.p_offset, b.d, b.d);
+    s.k2[i].setZero(b.d);
+    s.f[i].setZero(b.d);
+  }
+  return s;
+}
+
+std::unique_ptr<DaeWorkspace> JointTreeDae::MakeWorkspace() const {
+  auto ws = std::make_unique<TreeWorkspace>();
+  const int n = num_coordinates(), np = num_absolute();
+  ws->planar = planar_->MakeWorkspace();
+  ws->state = MakeState();
+  ws->body_forces.setZero(np);
+  ws->acc.setZero(np);
+  ws->forces_all.setZero(np);
+  ws->p.setZero(np);
+  ws->pv.setZero(np);
+  ws->q_plus.setZero(n);
+  ws->q_minus.setZero(n);
+  ws->col_plus.setZero(n);
+  ws->col_minus.setZero(n);
+  ws->zero_v.setZero(n);
+  return ws;
+}
+
+// Forward recursion (7), (8): p_i and p_i' from the predecessor's and q_i, q_i'; the
+// blocks of (9) on the way; then f(t, p, p') of the planar force elements.
+void JointTreeDae::CalcTreeState(DaeWorkspace& ws_base, double t, ConstVectorRef q,
+                                 ConstVectorRef v, TreeState& s) const {
+  TreeWorkspace& ws = Ws(ws_base);
+  JointMotion& jm = ws.motion;
+  for (int i = 0; i < num_bodies(); ++i) {
+    const TreeBody& b = bodies_[i];
+    const ParentPose a = PoseOf(bodies_, b.parent, s.p.data(), s.pv.data());
+    JointKinematics(b, a, q.data() + b.q_offset, v.data() + b.q_offset, jm);
+    s.p.segment(b.p_offset, b.d) = jm.p;
+    s.pv.segment(b.p_offset, b.d) = jm.pv;
+    s.H[i] = -jm.A;   // (9): H_i = -dr_i/dp_{pi_i}
+    s.J[i] = -jm.B;   //      J_i = -dr_i/dq_i
+    s.k2[i] = -jm.c;  //      k_i^(II)
+  }
+  planar_->CalcForces(*ws.planar, t, s.p, s.pv, ws.forces_all);  // f_i of (11)
+  for (int i = 0; i < num_bodies(); ++i)
+    s.f[i] = ws.forces_all.segment(bodies_[i].p_offset, bodies_[i].d);
+}
+
+void JointTreeDae::CalcAbsolute(ConstVectorRef q, ConstVectorRef v, VectorRef p,
+                                VectorRef pv) const {
+  JointMotion jm;
+  for (const TreeBody& b : bodies_) {
+    const ParentPose a = PoseOf(bodies_, b.parent, p.data(), pv.data());
+    JointKinematics(b, a, q.data() + b.q_offset, v.data() + b.q_offset, jm);
+    p.segment(b.p_offset, b.d) = jm.p;
+    pv.segment(b.p_offset, b.d) = jm.pv;
+  }
+}
+
+// Jp^T F: F_hat_i = F_i + sum_{j in I_i} A_j^T F_hat_j from the leaves to the root, and
+// the joint's share B_i^T F_hat_i (A = -H, B = -J).
+void JointTreeDae::ProjectBodyForces(const TreeState& s, Vector& body_forces, VectorRef out) const {
+  for (int i = num_bodies() - 1; i >= 0; --i) {
+    const TreeBody& b = bodies_[i];
+    const auto fi = body_forces.segment(b.p_offset, b.d);
+    out.segment(b.q_offset, b.n).noalias() = -s.J[i].transpose() * fi;
+    if (b.parent >= 0) {
+      const TreeBody& a = bodies_[b.parent];
+      body_forces.segment(a.p_offset, a.d).noalias() -= s.H[i].transpose() * fi;
+    }
+  }
+}
+
+// out = Jp^T (F - M p''), p'' = Jp a + (velocity terms if with_forces), F = f if with_forces
+// else 0; uses the tree state in the workspace.
+void JointTreeDae::Project(DaeWorkspace& ws_base, double, ConstVectorRef, ConstVectorRef,
+                           ConstVectorRef a, bool with_forces, VectorRef out) const {
+  TreeWorkspace& ws = Ws(ws_base);
+  const TreeState& s = ws.state;
+  for (int i = 0; i < num_bodies(); ++i) {
+    const TreeBody& b = bodies_[i];
+    auto acc = ws.acc.segment(b.p_offset, b.d);
+    acc.noalias() = -s.J[i] * a.segment(b.q_offset, b.n);  // (9): p'' = -H p_pi'' - J q'' - k
+    if (with_forces) acc -= s.k2[i];
+    if (b.parent >= 0)
+      acc.noalias() -= s.H[i] * ws.acc.segment(bodies_[b.parent].p_offset, bodies_[b.parent].d);
+    auto force = ws.body_forces.segment(b.p_offset, b.d);
+    force.noalias() = -s.M[i] * acc;
+    if (with_forces) force += s.f[i];
+  }
+  ProjectBodyForces(s, ws.body_forces, out);
+}
+
+void JointTreeDae::CalcMassMatrix(DaeWorkspace& ws_base, ConstVectorRef q, MatrixRef mass) const {
+  TreeWorkspace& ws = Ws(ws_base);
+  CalcTreeState(ws, 0.0, q, ws.zero_v, ws.state);
+  const int n = num_coordinates();
+  for (int k = 0; k < n; ++k) {
+    ws.q_plus.setZero();
+    ws.q_plus(k) = 1.0;
+    Project(ws, 0.0, q, ws.zero_v, ws.q_plus, false, mass.col(k));  // -M e_k
+    mass.col(k) *= -1.0;
+  }
+}
+
+void JointTreeDae::CalcForces(DaeWorkspace& ws_base, double t, ConstVectorRef q, ConstVectorRef v,
+                              VectorRef forces) const {
+  TreeWorkspace& ws = Ws(ws_base);
+  CalcTreeState(ws, t, q, v, ws.state);
+  Project(ws, t, q, v, ws.zero_v, true, forces);  // q'' = 0: the velocity terms only
+}
+
+namespace {
+double FdStep(double x) { return 1e-6 * (1.0 + std::abs(x)); }
+}  // namespace
+
+// Central differences of CalcForces (the projected forces have no closed-form Jacobian
+// here; the general methods using it only need it for Newton iterations).
+void JointTreeDae::CalcForceJacobians(DaeWorkspace& ws_base, double t, ConstVectorRef q,
+                                      ConstVectorRef v, MatrixRef dq, MatrixRef dv) const {
+  TreeWorkspace& ws = Ws(ws_base);
+  const int n = num_coordinates();
+  Vector& qq = ws.q_plus;
+  Vector& vv = ws.q_minus;
+  for (int k = 0; k < n; ++k) {
+    qq = q;
+    const double h = FdStep(q(k));
+    qq(k) = q(k) + h;
+    CalcForces(ws, t, qq, v, ws.col_plus);
+    qq(k) = q(k) - h;
+    CalcForces(ws, t, qq, v, ws.col_minus);
+    dq.col(k) = (ws.col_plus - ws.col_minus) / (2.0 * h);
+  }
+  for (int k = 0; k < n; ++k) {
+    vv = v;
+    const double h = FdStep(v(k));
+    vv(k) = v(k) + h;
+    CalcForces(ws, t, q, vv, ws.col_plus);
+    vv(k) = v(k) - h;
+    CalcForces(ws, t, q, vv, ws.col_minus);
+    dv.col(k) = (ws.col_plus - ws.col_minus) / (2.0 * h);
+  }
+}
+
+void JointTreeDae::CalcMassTimesAccelerationJacobian(DaeWorkspace& ws_base, ConstVectorRef q,
+                                                     ConstVectorRef a, MatrixRef out) const {
+  TreeWorkspace& ws = Ws(ws_base);
+  const int n = num_coordinates();
+  Vector& qq = ws.q_plus;
+  for (int k = 0; k < n; ++k) {
+    qq = q;
+    const double h = FdStep(q(k));
+    qq(k) = q(k) + h;
+    CalcTreeState(ws, 0.0, qq, ws.zero_v, ws.state);
+    Project(ws, 0.0, qq, ws.zero_v, a, false, ws.col_plus);
+    qq(k) = q(k) - h;
+    CalcTreeState(ws, 0.0, qq, ws.zero_v, ws.state);
+    Project(ws, 0.0, qq, ws.zero_v, a, false, ws.col_minus);
+    out.col(k) = -(ws.col_plus - ws.col_minus) / (2.0 * h);  // Project gives -M a
+  }
+}
+
+double JointTreeDae::CalcEnergy(DaeWorkspace& ws_base, double t, ConstVectorRef q,
+                                ConstVectorRef v) const {
+  TreeWorkspace& ws = Ws(ws_base);
+  CalcAbsolute(q, v, ws.p, ws.pv);
+  return planar_->CalcEnergy(*ws.planar, t, ws.p, ws.pv);
+}
+
+double JointTreeDae::CalcAppliedPower(DaeWorkspace& ws_base, double t, ConstVectorRef q,
+                                      ConstVectorRef v) const {
+  TreeWorkspace& ws = Ws(ws_base);
+  CalcAbsolute(q, v, ws.p, ws.pv);
+  return planar_->CalcAppliedPower(*ws.planar, t, ws.p, ws.pv);
+}
+
+bool JointTreeDae::CalcMomenta(DaeWorkspace& ws_base, ConstVectorRef q, ConstVectorRef v,
+                               Eigen::Vector3d& linear, Eigen::Vector3d& angular) const {
+  TreeWorkspace& ws = Ws(ws_base);
+  CalcAbsolute(q, v, ws.p, ws.pv);
+  return planar_->CalcMomenta(*ws.planar, ws.p, ws.pv, linear, angular);
+}
+
+// ---------------------------------------------------------------------------------------
+// Validation and formulation.
+
+namespace {
+
+bool RankDeficientMass(const BodyDescription& b) {
+  return !(b.mass > 0.0) || (b.kind == BodyKind::kRigid && !(b.inertia(0, 0) > 0.0));
+}
+
+TreeJointKind TreeKind(JointKind kind) {
+  switch (kind) {
+    case JointKind::kRevolute:
+      return TreeJointKind::kRevolute;
+    case JointKind::kPrismatic:
+      return TreeJointKind::kPrismatic;
+    case JointKind::kDistance:
+      return TreeJointKind::kDistance;
+    default:
+      return TreeJointKind::kFree;  // kPlanar: free relative motion in the plane
+  }
+}
+
+}  // namespace
+
+void ValidateJointTreeModel(const ModelDescription& model) {
+  const std::string w = model.Where();
+  if (model.dimension != 2)
+    throw InputError(w + ": formulation 'joint-tree' is written for planar models (dimension 2)");
+  if (!model.drivers.empty())
+    throw InputError(w + ": driver '" + model.drivers[0].name +
+                     "': formulation 'joint-tree' has no constraints (drivers are refused)");
+  for (const auto& b : model.bodies)
+    if (b.kind == BodyKind::kRigid && !(b.inertia(0, 0) >= 0.0))
+      throw InputError(w + ": body '" + b.name + "' inertia must be >= 0");
+  const KinematicTree tree = BuildKinematicTree(model);
+  if (!tree.cut_joints.empty())
+    throw InputError(w + ": joint '" + model.joints[tree.cut_joints[0]].name +
+                     "' closes a loop: formulation 'joint-tree' needs a tree");
+  for (size_t i = 0; i < model.bodies.size(); ++i) {
+    const BodyDescription& body = model.bodies[i];
+    const int ji = tree.parent_joint[i];
+    if (ji >= 0) {
+      const JointDescription& j = model.joints[ji];
+      if (j.body_b != body.name)
+        throw InputError(w + ": joint '" + j.name + "': body_b must be the successor '" +
+                         body.name + "' in the kinematic tree (body_a its predecessor)");
+      const bool rigid = body.kind == BodyKind::kRigid;
+      if (j.kind == JointKind::kRevolute && !rigid)
+        throw InputError(w + ": joint '" + j.name + "' (revolute): the successor '" + body.name +
+                         "' must be a rigid body (a point mass has no angle)");
+      if (j.kind == JointKind::kDistance && rigid)
+        throw InputError(w + ": joint '" + j.name + "' (distance): the successor '" + body.name +
+                         "' must be a point mass");
+      if (j.kind == JointKind::kDistance && !(j.length > 0.0))
+        throw InputError(w + ": joint '" + j.name + "' (distance): length must be > 0");
+      if (j.kind == JointKind::kPrismatic && !(j.axis_a.head<2>().norm() > 0.0))
+        throw InputError(w + ": joint '" + j.name + "' (prismatic): axis_a must be nonzero");
+    }
+    // Assumption (23): rank M_i < d => pi_i = 0 or rank M_{pi_i} = d.
+    const int parent = tree.parent[i];
+    if (parent >= 0 && RankDeficientMass(body) && RankDeficientMass(model.bodies[parent]))
+      throw InputError(w + ": bodies '" + model.bodies[parent].name + "' and '" + body.name +
+                       "' both have rank-deficient mass and one follows the other: assumption "
+                       "(23) of paper 004 (isolated zero-mass bodies) is violated");
+  }
+}
+
+FormulatedModel FormulateJointTree(const ModelDescription& model) {
+  // The same bodies and force elements without joints and drivers: M_i, f_i and outputs
+  // in absolute coordinates p.
+  ModelDescription free_bodies = model;
+  free_bodies.joints.clear();
+  free_bodies.drivers.clear();
+  for (auto& b : free_bodies.bodies) b.hold.clear();
+  FormulatedModel planar = FormulatePlanar(free_bodies);
+
+  const KinematicTree tree = BuildKinematicTree(model);
+  std::vector<int> position(model.bodies.size());  // model index -> tree index
+  for (size_t k = 0; k < tree.topological_order.size(); ++k)
+    position[tree.topological_order[k]] = static_cast<int>(k);
+  std::vector<TreeBody> bodies;
+  double mass_scale = 0.0;
+  int q_offset = 0;
+  for (int mi : tree.topological_order) {
+    const BodyDescription& desc = model.bodies[mi];
+    TreeBody b;
+    b.name = desc.name;
+    b.parent = tree.parent[mi] < 0 ? -1 : position[tree.parent[mi]];
+    b.d = planar.body_coordinates[mi].size;
+    b.p_offset = planar.body_coordinates[mi].offset;
+    b.s_a.setZero();
+    b.s_b.setZero();
+    b.axis_a = Eigen::Vector2d::UnitX();
+    const int ji = tree.parent_joint[mi];
+    if (ji >= 0) {
+      const JointDescription& j = model.joints[ji];
+      b.joint = TreeKind(j.kind);
+      b.joint_name = j.name;
+      b.s_a = j.point_a.head<2>();
+      b.s_b = j.point_b.head<2>();
+      b.axis_a = j.axis_a.head<2>().normalized();
+      b.length = j.length;
+      if (b.joint == TreeJointKind::kPrismatic && b.d == 3) {
+        const double theta_a = tree.parent[mi] < 0 ? 0.0 : model.bodies[tree.parent[mi]].angle;
+        b.angle_offset = desc.angle - theta_a;
+      }
+    }
+    b.n = b.joint == TreeJointKind::kFree ? b.d : 1;
+    b.q_offset = q_offset;
+    q_offset += b.n;
+    mass_scale = std::max({mass_scale, desc.mass, desc.inertia(0, 0)});
+    bodies.push_back(b);
+  }
+
+  // Joint coordinates of the stated pose and twist: the inverse of (7), (8) body by body.
+  const Vector& p = planar.q_guess;
+  const Vector& pv = planar.v_guess;
+  Vector q = Vector::Zero(q_offset), v = Vector::Zero(q_offset);
+  for (const TreeBody& b : bodies) {
+    const ParentPose a = PoseOf(bodies, b.parent, p.data(), pv.data());
+    const Eigen::Vector2d x = p.segment<2>(b.p_offset), xv = pv.segment<2>(b.p_offset);
+    const double theta = b.d == 3 ? p(b.p_offset + 2) : 0.0;
+    const double omega = b.d == 3 ? pv(b.p_offset + 2) : 0.0;
+    const Eigen::Vector2d ua = ParentArm(a, b);
+    const Eigen::Vector2d anchor = a.x + ua, anchor_v = a.xv + a.omega * Perp(ua);
+    double* qi = q.data() + b.q_offset;
+    double* vi = v.data() + b.q_offset;
+    switch (b.joint) {
+      case TreeJointKind::kFree:
+        qi[0] = x.x() - anchor.x();
+        qi[1] = x.y() - anchor.y();
+        vi[0] = xv.x() - anchor_v.x();
+        vi[1] = xv.y() - anchor_v.y();
+        if (b.d == 3) {
+          qi[2] = theta - a.angle;
+          vi[2] = omega - a.omega;
+        }
+        break;
+      case TreeJointKind::kRevolute:
+        qi[0] = theta - a.angle;
+        vi[0] = omega - a.omega;
+        break;
+      case TreeJointKind::kPrismatic: {
+        const Eigen::Vector2d w = a.has_angle ? Rotate(a.angle, b.axis_a) : b.axis_a;
+        const Eigen::Vector2d ub = b.d == 3 ? Rotate(theta, b.s_b) : b.s_b;
+        qi[0] = w.dot(x + ub - anchor);
+        Eigen::Vector2d rest = anchor_v + qi[0] * a.omega * Perp(w);
+        if (b.d == 3) rest -= a.omega * Perp(ub);
+        vi[0] = w.dot(xv - rest);
+        break;
+      }
+      case TreeJointKind::kDistance: {
+        const Eigen::Vector2d r = x - anchor;
+        qi[0] = std::atan2(r.y(), r.x());
+        vi[0] = Perp(r.normalized()).dot(xv - anchor_v) / b.length;
+        break;
+      }
+    }
+  }
+
+  auto dae = std::make_shared<JointTreeDae>(bodies, planar.dae, mass_scale);
+  FormulatedModel out;
+  out.model = model;
+  out.dae = dae;
+  out.q_guess = q;
+  out.v_guess = v;
+  out.hold_q.resize(0, q_offset);
+  out.hold_v.resize(0, q_offset);
+  out.stated_q = Vector::Zero(q_offset);
+  out.stated_v = Vector::Zero(q_offset);
+  auto planar_outputs = planar.calc_outputs;
+  const int np = dae->num_absolute();
+  out.calc_outputs = [dae, planar_outputs, np](double t, const Vector& qq, const Vector& vv,
+                                               Vector& values) {
+    Vector pp(np), ppv(np);
+    dae->CalcAbsolute(qq, vv, pp, ppv);
+    planar_outputs(t, pp, ppv, values);
+  };
+  return out;
+}
+
+}  // namespace mbb

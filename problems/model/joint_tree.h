@@ -1,0 +1,141 @@
+// The joint-tree formulation (paper 004 s3.1-3.2): a planar model whose joints form a tree
+// rooted at the inertially fixed ground, described by joint coordinates q_i (n_i per
+// joint) and the absolute coordinates p_i of every body (d_i = 3 for a rigid body
+// (x, y, theta), 2 for a point mass (x, y); the layout of the planar formulation).
+//
+// Every tree joint is written in the explicit form p_i = r_i(p_{pi_i}, q_i) of (7), so
+// K_i = I, and its second time derivative (9) reads
+//   0 = p_i'' + H_i p_{pi_i}'' + J_i q_i'' + k_i^(II),                               (9)
+// H_i = -dr_i/dp_{pi_i} (d_i x d_{pi_i}), J_i = -dr_i/dq_i (d_i x n_i, full column rank),
+// k_i^(II) the velocity terms. For a body on the ground (pi_i = 0) H_i is empty: (10).
+// The equilibrium conditions (11) need the body mass matrices M_i (d_i x d_i, symmetric,
+// positive semi-definite: zero and rank-deficient masses are allowed here) and the applied
+// forces f_i(t, p, p') of the force elements, both taken from the planar formulation of
+// the same bodies and forces.
+//
+// Joint kinds and their coordinates (s_a, s_b the joint points in body frames, u = R s):
+//   revolute   (rigid child)        q = theta_b - theta_a (absolute if the parent has no
+//                                   angle); x_b = x_a + u_a - u_b
+//   prismatic  (rigid / point)      q = slide along w = R(theta_a) axis_a;
+//                                   x_b = x_a + u_a + q w - u_b, theta_b = theta_a + c0
+//   distance   (point child)        q = absolute angle phi of the link;
+//                                   x_b = x_a + u_a + L (cos phi, sin phi)
+//   planar     (free in the plane)  q = (x_b - x_a - u_a, theta_b - theta_a): the child
+//                                   moves freely relative to the parent (Fig 3's q_i = p_i)
+// A body no joint connects is free relative to the ground (as `planar` to the ground).
+// Loops (cut joints) and drivers are refused: the recursive formalism is written for
+// trees without constraints.
+//
+// As a MechanicalDae (for the general methods) the problem is the ODE M(q) q'' = Q(q, q'),
+// m = 0, with M(q) = sum_i Jp_i^T M_i Jp_i (Jp_i = dp_i/dq) and Q the projected forces;
+// both are evaluated by O(N) passes over the tree (inverse dynamics), M column by column.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "problems/mechanical_dae.h"
+#include "problems/model/formulation.h"
+
+namespace mbb {
+
+/// Fixed-capacity matrices for the per-body blocks (d, n <= 3): no heap allocation.
+using BodyMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 3, 3>;
+using BodyVector = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 3, 1>;
+
+enum class TreeJointKind { kFree, kRevolute, kPrismatic, kDistance };
+
+/// One body of the tree and the joint to its predecessor.
+struct TreeBody {
+  std::string name;
+  int parent = -1;  // predecessor pi_i (body index), -1: the root (ground)
+  int d = 0;        // absolute coordinates: 3 rigid, 2 point mass
+  int n = 0;        // joint coordinates n_i
+  int p_offset = 0;
+  int q_offset = 0;
+  TreeJointKind joint = TreeJointKind::kFree;
+  std::string joint_name;     // "" for a body free relative to the ground
+  Eigen::Vector2d s_a, s_b;   // joint points in the parent's / child's frame
+  Eigen::Vector2d axis_a;     // prismatic: unit axis in the parent's frame
+  double length = 0.0;        // distance joint
+  double angle_offset = 0.0;  // prismatic: theta_b - theta_a (locked)
+};
+
+/// The quantities of paper 004 s3 at one (t, q, q'), per body i: p_i, p_i', H_i, J_i,
+/// k_i^(II) of (9) (K_i = I), M_i and f_i of (11). Sized once by JointTreeDae::MakeState.
+struct TreeState {
+  Vector p, pv;  // absolute coordinates and velocities, planar layout
+  std::vector<BodyMatrix> H, J, M;
+  std::vector<BodyVector> k2, f;
+};
+
+class JointTreeDae final : public MechanicalDae {
+ public:
+  /// `bodies` in an order where every predecessor comes first; `planar` holds the same
+  /// bodies and force elements without joints or drivers (its q is p).
+  JointTreeDae(std::vector<TreeBody> bodies, std::shared_ptr<const MechanicalDae> planar,
+               double mass_scale);
+
+  const std::vector<TreeBody>& bodies() const { return bodies_; }
+  int num_bodies() const { return static_cast<int>(bodies_.size()); }
+  int num_absolute() const { return planar_->num_coordinates(); }
+  /// The largest |entry| of any body mass matrix: the scale the recursion's rank
+  /// decisions are relative to.
+  double mass_scale() const { return mass_scale_; }
+
+  TreeState MakeState() const;
+  /// Forward recursion (7), (8) for p, p' and the blocks of (9), (11). Allocation-free.
+  void CalcTreeState(DaeWorkspace& ws, double t, ConstVectorRef q, ConstVectorRef v,
+                     TreeState& s) const;
+  /// Absolute coordinates and velocities only (for outputs).
+  void CalcAbsolute(ConstVectorRef q, ConstVectorRef v, VectorRef p, VectorRef pv) const;
+
+  // MechanicalDae (m = 0).
+  std::unique_ptr<DaeWorkspace> MakeWorkspace() const override;
+  void CalcPhi(DaeWorkspace&, double, ConstVectorRef, VectorRef) const override {}
+  void CalcPhiQ(DaeWorkspace&, double, ConstVectorRef, MatrixRef) const override {}
+  void CalcPhiT(DaeWorkspace&, double, ConstVectorRef, VectorRef) const override {}
+  void CalcVelocityResidual(DaeWorkspace&, double, ConstVectorRef, ConstVectorRef,
+                            VectorRef) const override {}
+  void CalcGamma(DaeWorkspace&, double, ConstVectorRef, ConstVectorRef, VectorRef) const override {}
+  void CalcPhiQDot(DaeWorkspace&, double, ConstVectorRef, ConstVectorRef,
+                   MatrixRef) const override {}
+  void CalcReactionStiffness(DaeWorkspace&, double, ConstVectorRef, ConstVectorRef,
+                             MatrixRef k) const override {
+    k.setZero();
+  }
+  void CalcMassMatrix(DaeWorkspace& ws, ConstVectorRef q, MatrixRef mass) const override;
+  void CalcForces(DaeWorkspace& ws, double t, ConstVectorRef q, ConstVectorRef v,
+                  VectorRef forces) const override;
+  void CalcForceJacobians(DaeWorkspace& ws, double t, ConstVectorRef q, ConstVectorRef v,
+                          MatrixRef dq, MatrixRef dv) const override;
+  void CalcMassTimesAccelerationJacobian(DaeWorkspace& ws, ConstVectorRef q, ConstVectorRef a,
+                                         MatrixRef out) const override;
+  double CalcEnergy(DaeWorkspace& ws, double t, ConstVectorRef q, ConstVectorRef v) const override;
+  double CalcAppliedPower(DaeWorkspace& ws, double t, ConstVectorRef q,
+                          ConstVectorRef v) const override;
+  bool CalcMomenta(DaeWorkspace& ws, ConstVectorRef q, ConstVectorRef v, Eigen::Vector3d& linear,
+                   Eigen::Vector3d& angular) const override;
+  bool has_constant_mass_matrix() const override { return false; }
+
+  /// Generalized forces Jp^T F of body forces F (planar layout) given the tree state's
+  /// H and J (backward accumulation; the transpose of the forward recursion).
+  void ProjectBodyForces(const TreeState& s, Vector& body_forces, VectorRef out) const;
+
+ private:
+  void Project(DaeWorkspace& ws, double t, ConstVectorRef q, ConstVectorRef v, ConstVectorRef a,
+               bool with_forces, VectorRef out) const;
+
+  std::vector<TreeBody> bodies_;
+  std::shared_ptr<const MechanicalDae> planar_;
+  double mass_scale_;
+};
+
+/// The joint-tree formulation's rules: dimension 2, the joints form a tree with every
+/// joint's body_a the predecessor, supported joint/child kinds, no drivers; masses >= 0;
+/// assumption (23) of paper 004 (no body with rank-deficient mass follows another one),
+/// refused with a message naming both bodies.
+void ValidateJointTreeModel(const ModelDescription& model);
+FormulatedModel FormulateJointTree(const ModelDescription& model);
+
+}  // namespace mbb
