@@ -100,6 +100,7 @@ struct Workspace final : FixedStepWorkspace {
   Matrix hist_q, hist_a;  // Adams-Bashforth history, newest in column 0
   int history = 0;        // valid history columns
   Vector weight, cos2;
+  std::vector<int> gauge_rows;  // rows intrinsic to a body (Euler-parameter normalisation)
   Matrix mass;
   double h_proposal = 0.0;
   long switches = 0;
@@ -149,6 +150,10 @@ class PartitioningMethod final : public FixedStepMethod {
     w->q = state.q;
     w->h_proposal = h;
     if (options_.reactions) w->reactions = std::make_unique<JointReactions>(problem);
+    if (problem.structure)
+      for (const ConstraintRows& rows : problem.structure->rows)
+        if (rows.owner == ConstraintRows::Owner::kBody)
+          for (int r = 0; r < rows.num_rows; ++r) w->gauge_rows.push_back(rows.first_row + r);
     if (!ChooseInitial(*w, state.t, error)) return nullptr;
     w->k = static_cast<int>(w->partition.independent.size());
     for (Vector* x : {&w->v_i, &w->v_start, &w->v_stage, &w->v_err}) x->resize(w->k);
@@ -214,8 +219,26 @@ class PartitioningMethod final : public FixedStepMethod {
   bool Weights(Workspace& w, double t, Selection selection) const {
     const Matrix& c = w.eq.UpdateJacobian(t, w.q);
     if (selection == Selection::kSvd) return w.criterion.SvdScore(c, w.weight);
-    w.eq.dae().CalcMassMatrix(w.eq.workspace(), w.q, w.mass);
+    MetricMass(w, c);
     return w.criterion.CosAlpha(w.mass, c, w.weight);
+  }
+
+  // The metric of the criterion: M, plus s c^T c for every row intrinsic to a body (the
+  // Euler-parameter normalisation), s = the largest diagonal entry of M on the row's support
+  // over |c|^2. Such a row is a gauge condition, not a mechanical constraint: M is singular
+  // along it (4 G^T J G e = 0), which would rate every Euler parameter cos^2 = 0 (the Schur
+  // complement along e vanishes). D c^T = 0, so M_d, the numerator of (23a) and the motion
+  // are unchanged; only |k_i|^2 = M^-1(i, i) becomes finite.
+  void MetricMass(Workspace& w, const Matrix& c) const {
+    w.eq.dae().CalcMassMatrix(w.eq.workspace(), w.q, w.mass);
+    for (int row : w.gauge_rows) {
+      double diagonal = 0.0;
+      for (int j = 0; j < w.n; ++j)
+        if (c(row, j) != 0.0) diagonal = std::max(diagonal, std::abs(w.mass(j, j)));
+      const double norm2 = c.row(row).squaredNorm();
+      if (!(norm2 > 0.0) || !(diagonal > 0.0)) continue;
+      w.mass.noalias() += (diagonal / norm2) * c.row(row).transpose() * c.row(row);
+    }
   }
 
   bool ChooseInitial(Workspace& w, double t, std::string& error) const {
@@ -413,8 +436,7 @@ class PartitioningMethod final : public FixedStepMethod {
     state.a = w.q_ddot;
     state.has_acceleration = true;
     // The series reports (23a) for every method (the SVD method chooses by its own score).
-    w.eq.UpdateJacobian(state.t, w.q);
-    w.eq.dae().CalcMassMatrix(w.eq.workspace(), w.q, w.mass);
+    MetricMass(w, w.eq.UpdateJacobian(state.t, w.q));
     if (!w.criterion.CosAlpha(w.mass, w.eq.phi_q(), w.cos2)) w.cos2.setConstant(std::nan(""));
     int e = 0;
     for (int i = 0; i < w.n; ++i) state.extra[e++] = w.cos2[i];

@@ -40,6 +40,64 @@ const char* ComponentName(JointKind kind, int c) {
   }
 }
 
+// Rows of Phi a spatial joint kind owns (spatial_formulation.cc), = its physical components.
+int SpatialComponents(JointKind kind) {
+  switch (kind) {
+    case JointKind::kSpherical:
+      return 3;
+    case JointKind::kRevolute:
+    case JointKind::kPrismatic:
+      return 5;
+    case JointKind::kUniversal:
+    case JointKind::kCylindrical:
+      return 4;
+    case JointKind::kPlanar:
+      return 3;
+    case JointKind::kFixed:
+      return 6;
+    case JointKind::kPointOnLine:
+      return 2;
+    case JointKind::kDistance:
+      return 1;
+  }
+  return 0;
+}
+
+// Component names of a spatial joint's reaction (f: force, m: moment; x/y/z global, f/g the
+// two directions normal to the joint axis u, h the cross axis of a universal joint).
+const char* SpatialComponentName(JointKind kind, int c) {
+  static const char* const kForces[] = {"fx", "fy", "fz"};
+  switch (kind) {
+    case JointKind::kSpherical:
+      return kForces[c];
+    case JointKind::kRevolute:
+      return c < 3 ? kForces[c] : c == 3 ? "mf" : "mg";
+    case JointKind::kUniversal:
+      return c < 3 ? kForces[c] : "mh";
+    case JointKind::kCylindrical:
+      return c == 0 ? "ff" : c == 1 ? "fg" : c == 2 ? "mf" : "mg";
+    case JointKind::kPrismatic:
+      return c == 0 ? "ff" : c == 1 ? "fg" : c == 2 ? "mf" : c == 3 ? "mg" : "mu";
+    case JointKind::kPlanar:
+      return c == 0 ? "fu" : c == 1 ? "mf" : "mg";
+    case JointKind::kFixed:
+      return c < 3 ? kForces[c] : c == 3 ? "mx" : c == 4 ? "my" : "mz";
+    case JointKind::kPointOnLine:
+      return c == 0 ? "ff" : "fg";
+    case JointKind::kDistance:
+      return "f";
+  }
+  return "f";
+}
+
+// Two unit vectors completing u to an orthonormal frame.
+void Complete(const Eigen::Vector3d& u, Eigen::Vector3d& f, Eigen::Vector3d& g) {
+  const Eigen::Vector3d seed =
+      std::abs(u.x()) < 0.9 ? Eigen::Vector3d::UnitX() : Eigen::Vector3d::UnitY();
+  f = (seed - seed.dot(u) * u).normalized();
+  g = u.cross(f);
+}
+
 bool NeedsGeometry(JointKind kind) {
   return kind == JointKind::kPrismatic || kind == JointKind::kDistance ||
          kind == JointKind::kPointOnLine;
@@ -57,10 +115,14 @@ const char* const kFormulas[3] = {"eq35", "eq37", "eq38"};
 
 struct JointReactions::Impl {
   struct JointRows {
-    JointKind kind;
-    int first_row, num_rows;
-    int body_a, body_b;  // -1: ground
-    Eigen::Vector2d point_a, point_b, axis_a;
+    JointKind kind = JointKind::kRevolute;
+    int first_row = 0, num_rows = 0;
+    int body_a = -1, body_b = -1;  // -1: ground
+    Eigen::Vector2d point_a = Eigen::Vector2d::Zero(), point_b = Eigen::Vector2d::Zero(),
+                    axis_a = Eigen::Vector2d::Zero();
+    Eigen::Vector3d point_a3 = Eigen::Vector3d::Zero(), point_b3 = Eigen::Vector3d::Zero(),
+                    axis_a3 = Eigen::Vector3d::UnitZ(), axis_b3 = Eigen::Vector3d::UnitZ();
+    int owner = 0;  // 0 joint, 1 driver or body row (B row = the constraint row)
   };
 
   explicit Impl(const Problem& p)
@@ -87,11 +149,139 @@ struct JointReactions::Impl {
         identity(Matrix::Identity(p.n(), p.n())),
         m_inv_bt(p.n(), p.m()),
         dm(std::max(p.n() - p.m(), 0), p.n()) {
+    pa.resize(3, p.n());
+    pb.resize(3, p.n());
+    wa.resize(3, p.n());
+    wb.resize(3, p.n());
+    spatial = structure.model.dimension == 3;
     for (const ConstraintRows& rows : structure.rows) {
+      JointRows jr;
+      jr.first_row = rows.first_row;
+      jr.num_rows = rows.num_rows;
+      if (rows.owner != ConstraintRows::Owner::kJoint) {
+        jr.owner = 1;
+        jr.kind = JointKind::kDistance;
+        jr.body_a = jr.body_b = -1;
+        joints.push_back(jr);
+        continue;
+      }
       const JointDescription& j = structure.model.joints[rows.index];
-      joints.push_back({j.kind, rows.first_row, rows.num_rows, BodyIndex(structure.model, j.body_a),
-                        BodyIndex(structure.model, j.body_b), j.point_a.head<2>(),
-                        j.point_b.head<2>(), j.axis_a.head<2>()});
+      jr.kind = j.kind;
+      jr.body_a = BodyIndex(structure.model, j.body_a);
+      jr.body_b = BodyIndex(structure.model, j.body_b);
+      jr.point_a = j.point_a.head<2>();
+      jr.point_b = j.point_b.head<2>();
+      jr.axis_a = j.axis_a.head<2>();
+      jr.point_a3 = j.point_a;
+      jr.point_b3 = j.point_b;
+      jr.axis_a3 = j.axis_a.normalized();
+      jr.axis_b3 = j.axis_b.normalized();
+      joints.push_back(jr);
+    }
+  }
+
+  // Rotation of a spatial body (identity for ground and point masses).
+  Eigen::Matrix3d Rotation(const Vector& q, int body) const {
+    if (body < 0 || structure.bodies[body].size < 7) return Eigen::Matrix3d::Identity();
+    const int o = structure.bodies[body].offset;
+    return Eigen::Quaterniond(q[o + 3], q[o + 4], q[o + 5], q[o + 6])
+        .normalized()
+        .toRotationMatrix();
+  }
+
+  // Spatial body point s: position Jacobian jp (3 x n) and angular-velocity Jacobian jw
+  // (3 x n, global): p' = r' + w x (A s), w = 2 Ebar(e) e' (spatial_formulation.cc, eq 62).
+  void SpatialJacobian(const Vector& q, int body, const Eigen::Vector3d& s, Matrix& jp,
+                       Matrix& jw) const {
+    jp.setZero();
+    jw.setZero();
+    if (body < 0) return;
+    const int o = structure.bodies[body].offset;
+    jp.block<3, 3>(0, o).setIdentity();
+    if (structure.bodies[body].size < 7) return;  // point mass
+    const double e0 = q[o + 3], e1 = q[o + 4], e2 = q[o + 5], e3 = q[o + 6];
+    Eigen::Matrix<double, 3, 4> ebar;
+    ebar << -e1, e0, -e3, e2, -e2, e3, e0, -e1, -e3, -e2, e1, e0;
+    jw.block<3, 4>(0, o + 3) = 2.0 * ebar;
+    const Eigen::Vector3d arm = Rotation(q, body) * s;
+    Eigen::Matrix3d cross;  // [arm]x: w x arm = -[arm]x w
+    cross << 0, -arm.z(), arm.y(), arm.z(), 0, -arm.x(), -arm.y(), arm.x(), 0;
+    jp.block<3, 4>(0, o + 3) = -cross * jw.block<3, 4>(0, o + 3);
+  }
+
+  Eigen::Vector3d SpatialPoint(const Vector& q, int body, const Eigen::Vector3d& s) const {
+    if (body < 0) return s;
+    const int o = structure.bodies[body].offset;
+    return q.segment<3>(o) + Rotation(q, body) * s;
+  }
+
+  void BuildSpatial(const Vector& q, const Matrix& phi_q) {
+    for (const JointRows& jr : joints) {
+      const int r = jr.first_row;
+      if (jr.owner == 1) {  // driver or gauge row: its own direction
+        b.middleRows(r, jr.num_rows) = phi_q.middleRows(r, jr.num_rows);
+        continue;
+      }
+      // The force acts at p_b on b and on the material point of a that coincides with p_b
+      // (action and reaction at one point; for a sliding joint p_a != p_b).
+      const Eigen::Vector3d p_b = SpatialPoint(q, jr.body_b, jr.point_b3);
+      const Eigen::Vector3d s_a =
+          jr.kind == JointKind::kDistance ? jr.point_a3
+          : jr.body_a < 0
+              ? p_b
+              : Eigen::Vector3d(Rotation(q, jr.body_a).transpose() *
+                                (p_b - q.segment<3>(structure.bodies[jr.body_a].offset)));
+      SpatialJacobian(q, jr.body_a, s_a, pa, wa);
+      SpatialJacobian(q, jr.body_b, jr.point_b3, pb, wb);
+      pb -= pa;  // relative virtual displacement of the joint points
+      wb -= wa;  // relative virtual rotation
+      const Eigen::Vector3d u = Rotation(q, jr.body_a) * jr.axis_a3;
+      Eigen::Vector3d f, g;
+      Complete(u, f, g);
+      switch (jr.kind) {
+        case JointKind::kSpherical:
+          b.middleRows(r, 3) = pb;
+          break;
+        case JointKind::kRevolute:
+          b.middleRows(r, 3) = pb;
+          b.row(r + 3) = f.transpose() * wb;
+          b.row(r + 4) = g.transpose() * wb;
+          break;
+        case JointKind::kUniversal: {
+          const Eigen::Vector3d h = u.cross(Rotation(q, jr.body_b) * jr.axis_b3).normalized();
+          b.middleRows(r, 3) = pb;
+          b.row(r + 3) = h.transpose() * wb;
+          break;
+        }
+        case JointKind::kCylindrical:
+        case JointKind::kPrismatic:
+          b.row(r) = f.transpose() * pb;
+          b.row(r + 1) = g.transpose() * pb;
+          b.row(r + 2) = f.transpose() * wb;
+          b.row(r + 3) = g.transpose() * wb;
+          if (jr.kind == JointKind::kPrismatic) b.row(r + 4) = u.transpose() * wb;
+          break;
+        case JointKind::kPlanar:
+          b.row(r) = u.transpose() * pb;
+          b.row(r + 1) = f.transpose() * wb;
+          b.row(r + 2) = g.transpose() * wb;
+          break;
+        case JointKind::kFixed:
+          b.middleRows(r, 3) = pb;
+          b.middleRows(r + 3, 3) = wb;
+          break;
+        case JointKind::kPointOnLine:
+          b.row(r) = f.transpose() * pb;
+          b.row(r + 1) = g.transpose() * pb;
+          break;
+        case JointKind::kDistance: {
+          const Eigen::Vector3d d =
+              (SpatialPoint(q, jr.body_b, jr.point_b3) - SpatialPoint(q, jr.body_a, jr.point_a3))
+                  .normalized();
+          b.row(r) = d.transpose() * pb;
+          break;
+        }
+      }
     }
   }
 
@@ -132,9 +322,24 @@ struct JointReactions::Impl {
     return o < 0 || structure.bodies[body].size < 3 ? 0.0 : q[o + 2];
   }
 
-  void Build(const Vector& q) {
+  void Build(const Vector& q, const Matrix& phi_q) {
+    if (spatial) return BuildSpatial(q, phi_q);
     for (const JointRows& jr : joints) {
-      PointJacobian(q, jr.body_a, jr.point_a, ja, angle_a);
+      if (jr.owner == 1) {  // driver row: its own direction
+        b.middleRows(jr.first_row, jr.num_rows) = phi_q.middleRows(jr.first_row, jr.num_rows);
+        continue;
+      }
+      // As in 3-D: a's material point coinciding with p_b (body blocks; relative coordinates
+      // carry revolute joints only, where the points coincide anyway).
+      Eigen::Vector2d s_a = jr.point_a;
+      if (jr.kind != JointKind::kDistance && !structure.planar_body_jacobian) {
+        const Eigen::Vector2d p_b = Point(q, jr.body_b, jr.point_b);
+        const int o = Offset(jr.body_a);
+        s_a = o < 0 ? p_b
+                    : Eigen::Vector2d(Eigen::Rotation2Dd(-Angle(q, jr.body_a)) *
+                                      (p_b - Eigen::Vector2d(q[o], q[o + 1])));
+      }
+      PointJacobian(q, jr.body_a, s_a, ja, angle_a);
       PointJacobian(q, jr.body_b, jr.point_b, jb, angle_b);
       jb -= ja;  // J_b - J_a: virtual displacement of b's joint point relative to a's
       angle_b -= angle_a;
@@ -168,7 +373,9 @@ struct JointReactions::Impl {
   }
 
   const ModelStructure& structure;
+  bool spatial = false;
   int n, m;
+  Matrix pa = Matrix(3, 0), pb, wa, wb;
   std::vector<JointRows> joints;
   Matrix b, ja, jb;
   Vector angle_a, angle_b, residual, work_n;
@@ -185,32 +392,45 @@ struct JointReactions::Impl {
 std::string JointReactions::CheckApplicable(const Problem& problem) {
   if (!problem.structure) return "reactions need the model structure (which rows each joint owns)";
   const ModelStructure& s = *problem.structure;
-  if (s.model.dimension != 2) return "reactions: B (32) is built for planar joints only";
+  const bool spatial = s.model.dimension == 3;
+  if (spatial && s.bodies.empty())
+    return "reactions: spatial B (32) is built from body blocks (x, y, z, e) only";
   int rows = 0;
   for (const ConstraintRows& r : s.rows) {
-    if (r.owner != ConstraintRows::Owner::kJoint)
-      return "reactions: row block '" + r.name + "' is not a joint's (drivers not covered)";
-    const JointKind kind = s.model.joints[r.index].kind;
-    if (PlanarComponents(kind) != r.num_rows)
-      return "reactions: joint '" + r.name + "' of a kind B (32) does not cover";
-    if (s.bodies.empty() && !s.planar_body_jacobian)
-      return "reactions: q is neither body blocks nor offers planar_body_jacobian";
-    if (s.bodies.empty() && NeedsGeometry(kind))
-      return "reactions: joint '" + r.name + "' needs body positions in relative coordinates";
     rows += r.num_rows;
+    if (r.owner != ConstraintRows::Owner::kJoint) continue;  // B row = its constraint row
+    const JointKind kind = s.model.joints[r.index].kind;
+    if ((spatial ? SpatialComponents(kind) : PlanarComponents(kind)) != r.num_rows)
+      return "reactions: joint '" + r.name + "' of a kind B (32) does not cover";
+    if (!spatial && s.bodies.empty() && !s.planar_body_jacobian)
+      return "reactions: q is neither body blocks nor offers planar_body_jacobian";
+    if (!spatial && s.bodies.empty() && NeedsGeometry(kind))
+      return "reactions: joint '" + r.name + "' needs body positions in relative coordinates";
   }
-  if (rows != problem.m()) return "reactions: the joints do not own every row of Phi";
+  if (rows != problem.m()) return "reactions: the structure does not own every row of Phi";
   return {};
 }
 
 std::vector<std::string> JointReactions::SeriesNames(const Problem& problem) {
   std::vector<std::string> names;
   const ModelStructure& s = *problem.structure;
+  const bool spatial = s.model.dimension == 3;
   for (const char* formula : kFormulas)
     for (const ConstraintRows& r : s.rows) {
-      const JointKind kind = s.model.joints[r.index].kind;
-      for (int c = 0; c < r.num_rows; ++c)
-        names.push_back("reaction_" + r.name + "_" + ComponentName(kind, c) + "_" + formula);
+      for (int c = 0; c < r.num_rows; ++c) {
+        std::string component;
+        if (r.owner == ConstraintRows::Owner::kJoint) {
+          const JointKind kind = s.model.joints[r.index].kind;
+          component = spatial ? SpatialComponentName(kind, c) : ComponentName(kind, c);
+        } else {  // a driver's effort, a body's gauge multiplier (not a physical force)
+          component = (r.owner == ConstraintRows::Owner::kDriver ? "effort" : "gauge") +
+                      (r.num_rows > 1 ? std::to_string(c + 1) : std::string());
+        }
+        std::string name = r.name;
+        for (char& ch : name)
+          if (ch == ' ' || ch == '\'' || ch == ',') ch = '_';
+        names.push_back("reaction_" + name + "_" + component + "_" + formula);
+      }
     }
   return names;
 }
@@ -218,18 +438,13 @@ std::vector<std::string> JointReactions::SeriesNames(const Problem& problem) {
 JointReactions::JointReactions(const Problem& problem) : impl_(std::make_unique<Impl>(problem)) {}
 JointReactions::~JointReactions() = default;
 
-const Matrix& JointReactions::BuildB(const Vector& q) {
-  impl_->Build(q);
-  return impl_->b;
-}
-
 double JointReactions::Compute(PartitionedEquations& eq, const Partition& partition,
                                const Vector& q, const Vector& /*q_dot*/, const Vector& q_ddot,
                                Eigen::Ref<Vector> out) {
   Impl& w = *impl_;
   const int n = w.n, m = w.m;
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  w.Build(q);
+  w.Build(q, eq.phi_q());
   const Matrix& mass = eq.mass();
   w.residual.noalias() = mass * q_ddot;
   w.residual -= eq.forces();  // M q'' - h: the total reaction, B^T f (32)
@@ -257,13 +472,22 @@ double JointReactions::Compute(PartitionedEquations& eq, const Partition& partit
     w.f37.setConstant(nan);  // redundant constraints: T_bd M is not square
   }
 
-  // (35): needs M^-1 (NaN for a singular M).
+  // (35): needs M^-1 (NaN for a singular M). An exactly singular M (Euler parameters, a
+  // massless coordinate) factors with rounding pivots ~1e-8 relative in L, so only a
+  // cond(M) below 1e10 (pivot ratio 1e-5) counts as invertible.
   w.mass_llt.compute(mass);
-  const bool definite = w.mass_llt.info() == Eigen::Success &&
-                        w.mass_llt.matrixLLT().diagonal().minCoeff() >
-                            1e-7 * w.mass_llt.matrixLLT().diagonal().maxCoeff();
+  bool definite = w.mass_llt.info() == Eigen::Success &&
+                  w.mass_llt.matrixLLT().diagonal().minCoeff() >
+                      1e-5 * w.mass_llt.matrixLLT().diagonal().maxCoeff();
+  if (definite) w.m_inv = w.mass_llt.solve(w.identity);
+  // The pivot test alone misses an exactly singular M whose rounding pivot falls early (seen
+  // on the spin top's 4 E^T J E): also ask M M^-1 = I to 1e-8.
+  if (definite) {
+    w.t_bd.noalias() = mass * w.m_inv;
+    w.t_bd -= w.identity;
+    definite = w.t_bd.cwiseAbs().maxCoeff() < 1e-8;
+  }
   if (definite && w.bbt_llt.info() == Eigen::Success) {
-    w.m_inv = w.mass_llt.solve(w.identity);
     w.work_n = eq.xi_full();
     w.work_n.noalias() -= w.m_inv * eq.forces();  // [0; xi] - M^-1 h
     w.rhs_m.noalias() = w.b * w.work_n;

@@ -45,9 +45,6 @@ class JointReactions {
   double Compute(PartitionedEquations& eq, const Partition& partition, const Vector& q,
                  const Vector& q_dot, const Vector& q_ddot, Eigen::Ref<Vector> out);
 
-  /// B at q (m x n), for tests.
-  const Matrix& BuildB(const Vector& q);
-
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
