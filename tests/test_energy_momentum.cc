@@ -41,10 +41,10 @@ TEST_CASE("the energy-momentum methods pick the directors formulation by themsel
   for (const char* method : {"constrained-em", "null-space-em"}) {
     const RunRecord r = Run("gyro_top", method, 0.01, 0.05);
     CHECK(r.problem_formulation == "directors");
-    // Paper 002 s5.1.1: n + m = 12 + 9 = 21 unknowns for the constrained scheme; the
-    // generic null space form iterates on q (n = 12).
+    // Paper 002 s5.1.1/5.1.2: n + m = 12 + 9 = 21 unknowns for the constrained scheme, the
+    // 3 of the incremental rotation (162) for the reduced one.
     CHECK(r.extra_metrics.at("newton_unknowns") ==
-          (std::string(method) == "constrained-em" ? 21 : 12));
+          (std::string(method) == "constrained-em" ? 21 : 3));
   }
 }
 
@@ -83,6 +83,27 @@ TEST_CASE("Table II: the constrained iteration matrix's condition number grows l
     INFO("dt " << h << " condition " << first);
     CHECK(std::abs(first / paper - 1.0) < 0.1);
   }
+}
+
+TEST_CASE("Table II: the reduced iteration matrix stays well conditioned; same motion as generic",
+          "[energy-momentum]") {
+  // Paper 002 Table II: ~8 at every step size (independently 6.6, 8.3, 8.5); the issue's
+  // bound is 100. Measured 4.3, 8.4, 8.5.
+  for (double h : {5e-2, 5e-3, 5e-4}) {
+    const RunRecord r = Run("gyro_top", "null-space-em", h, h);
+    INFO("dt " << h);
+    CHECK(r.extra_metrics.at("iteration_matrix_condition.first") < 100.0);
+  }
+  // The explicit null space and reparametrisation solve the same equations (10) as the
+  // numerical null space: the same centre of mass to the Newton tolerance.
+  const RunRecord explicit_p = Run("gyro_top", "null-space-em", 0.01, 0.5);
+  const RunRecord generic = Execute(
+      Spec("gyro_top", "null-space-em", {}, {{"h", "0.01"}, {"null_space", "generic"}}, 0.5));
+  REQUIRE(generic.status == RunStatus::kOk);
+  CHECK(generic.extra_metrics.at("newton_unknowns") == 12);
+  REQUIRE(explicit_p.outputs.size() == generic.outputs.size());
+  for (size_t i = 0; i < generic.outputs.size(); ++i)
+    CHECK(explicit_p.outputs[i] == Approx(generic.outputs[i]).margin(1e-9));
 }
 
 TEST_CASE("cylindrical and planar pairs (paper 002 s5.2, s5.3): energy and momenta conserved",
