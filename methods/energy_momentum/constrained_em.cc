@@ -48,6 +48,7 @@ struct ConstrainedWorkspace final : FixedStepWorkspace {
   Matrix g_mid, g_end, g_all, reaction, iteration;
   Eigen::ColPivHouseholderQR<Matrix> solver;
   double condition_first = -1.0, condition_max = 0.0;
+  double energy_residual_max = 0.0;  // StepEnergyResidual over the run
   long steps = 0;
 };
 
@@ -112,6 +113,7 @@ class ConstrainedEm final : public FixedStepMethod {
       if (w.delta.head(n).lpNorm<Eigen::Infinity>() <=
           tol_ * (1.0 + q1.lpNorm<Eigen::Infinity>())) {
         w.balance.Residual(q1, w.r);  // v1 of the converged q1
+        w.energy_residual_max = std::max(w.energy_residual_max, w.balance.StepEnergyResidual());
         state.v = w.balance.v1();
         state.q = q1;
         state.lambda.setZero();
@@ -130,6 +132,7 @@ class ConstrainedEm final : public FixedStepMethod {
     metrics["newton_unknowns"] = w.n + w.m;
     metrics["iteration_matrix_condition.first"] = w.condition_first;
     metrics["iteration_matrix_condition.max"] = w.condition_max;
+    metrics["step_energy_residual_max"] = w.energy_residual_max;
   }
 
  private:

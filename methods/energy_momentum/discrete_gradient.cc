@@ -86,7 +86,8 @@ MidpointBalance::MidpointBalance(const Problem& problem)
       grad_scratch_(n_),
       forces_(n_),
       dv_bar_(n_),
-      step_(n_) {
+      step_(n_),
+      q1_(n_) {
   dae_.CalcMassMatrix(*ws_, problem.q0, mass_);
 }
 
@@ -103,6 +104,7 @@ void MidpointBalance::BeginStep(double t0, double h, const Vector& q0, const Vec
 }
 
 void MidpointBalance::Residual(const Vector& q1, Vector& r) {
+  q1_ = q1;
   step_ = q1 - q0_;
   const Vector& dq = step_;
   q_mid_ = 0.5 * (q0_ + q1);
@@ -143,6 +145,12 @@ void SelectRows(const Matrix& full, const std::vector<int>& rows, Matrix& out) {
 
 void SelectRows(const Vector& full, const std::vector<int>& rows, Vector& out) {
   for (size_t i = 0; i < rows.size(); ++i) out[i] = full[rows[i]];
+}
+
+double MidpointBalance::StepEnergyResidual() {
+  const double e0 = dae_.CalcEnergy(*ws_, t0_, q0_, v0_);
+  const double e1 = dae_.CalcEnergy(*ws_, t1(), q1_, v1_);
+  return std::abs(e1 - e0 - h_ * v_mid_.dot(forces_));
 }
 
 double ConditionNumber2(const Matrix& a) {

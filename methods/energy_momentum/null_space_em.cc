@@ -51,6 +51,7 @@ struct NullSpaceWorkspace final : FixedStepWorkspace {
   Matrix g_mid, g_end, g_all, reaction, null_space, iteration;
   Vector residual, delta;
   double condition_first = -1.0, condition_max = 0.0;
+  double energy_residual_max = 0.0;  // StepEnergyResidual over the run
   // The explicit S-pair null space and reparametrisation where the model allows it
   // (spherical_tree.h); null: the generic numerical null space.
   std::unique_ptr<SphericalTree> tree;
@@ -136,6 +137,7 @@ class NullSpaceEm final : public FixedStepMethod {
       q1 += w.delta;
       if (w.delta.lpNorm<Eigen::Infinity>() <= tol_ * (1.0 + q1.lpNorm<Eigen::Infinity>())) {
         w.balance.Residual(q1, w.r);
+        w.energy_residual_max = std::max(w.energy_residual_max, w.balance.StepEnergyResidual());
         state.v = w.balance.v1();
         state.q = q1;
         state.lambda = -w.mu_all / h;  // r = G^T mu = -h G^T lambda (10.2)
@@ -203,6 +205,7 @@ class NullSpaceEm final : public FixedStepMethod {
         w.mu = w.g_mid.transpose().colPivHouseholderQr().solve(w.r);
         w.mu_all.setZero();
         for (int i = 0; i < m; ++i) w.mu_all[w.kept[i]] = w.mu[i];
+        w.energy_residual_max = std::max(w.energy_residual_max, w.balance.StepEnergyResidual());
         state.v = w.balance.v1();
         state.q = q1;
         state.lambda = -w.mu_all / h;
@@ -220,6 +223,7 @@ class NullSpaceEm final : public FixedStepMethod {
     metrics["newton_unknowns"] = w.tree ? w.tree->dof() : w.n;
     metrics["iteration_matrix_condition.first"] = w.condition_first;
     metrics["iteration_matrix_condition.max"] = w.condition_max;
+    metrics["step_energy_residual_max"] = w.energy_residual_max;
   }
 
  private:
