@@ -30,7 +30,7 @@ std::vector<ParameterSpec> NullSpaceParameters() {
   specs.push_back({"null_space",
                    "explicit",
                    "explicit: the paper's P and reparametrisation where the model allows it "
-                   "(spherical pairs in a tree: Newton on the degrees of freedom), else the "
+                   "(a tree of S, R, C, E pairs: Newton on the degrees of freedom), else the "
                    "numerical null space; generic: always the numerical null space",
                    {"explicit", "generic"}});
   return specs;
@@ -57,9 +57,9 @@ std::vector<MethodEntry> EnergyMomentumMethodEntries() {
        {{"formulation", "directors"}}},
       {"null-space-em",
        "discrete null space method: scheme (10) with P^T eliminating lambda; the paper's P and "
-       "reparametrisation for spherical-pair trees (Newton on the DOF), else the numerical "
+       "reparametrisation for trees of S, R, C, E pairs (Newton on the DOF), else the numerical "
        "null space of the mid-point Jacobian (Newton on q, n unknowns)",
-       "paper 002 s2.2.2, eqs 10-14, 44, 84-95 (Part I s3.2)",
+       "paper 002 s2.2.2, s4.5, eqs 10-14, 44, 84-154, 178-184 (Part I s3.2)",
        true,
        false,
        NullSpaceParameters(),
