@@ -44,7 +44,7 @@ struct ConstrainedWorkspace final : FixedStepWorkspace {
   MidpointBalance balance;
   std::vector<int> kept;  // independent constraint rows (IndependentConstraintRows)
   int n, m, m_all;
-  Vector r, residual, delta, phi, phi_all, lambda_all;
+  Vector r, residual, delta, phi, phi_all, lambda_all, row_scale, column_scale;
   Matrix g_mid, g_end, g_all, reaction, iteration;
   Eigen::ColPivHouseholderQR<Matrix> solver;
   double condition_first = -1.0, condition_max = 0.0;
@@ -101,10 +101,14 @@ class ConstrainedEm final : public FixedStepMethod {
       w.iteration.bottomLeftCorner(m, n) = w.g_end;
       w.iteration.bottomRightCorner(m, m).setZero();
       if (it == 0 && (condition_every_step_ || w.condition_first < 0.0)) RecordCondition(w);
+      // Solved equilibrated (rows, then columns, scaled to unit max-norm): the condition
+      // number above is that of eq (10) as written; the solve need not suffer it.
+      Equilibrate(w);
       w.solver.compute(w.iteration);
       ++counters.factorizations;
       ++counters.jacobian_evals;
-      w.delta = w.solver.solve(-w.residual);
+      w.delta = w.solver.solve(-w.row_scale.cwiseProduct(w.residual));
+      w.delta = w.delta.cwiseProduct(w.column_scale);
       ++counters.newton_iterations;
       if (!w.delta.allFinite())
         return StepStatus::Failed("constrained-em: singular iteration matrix");
@@ -136,6 +140,22 @@ class ConstrainedEm final : public FixedStepMethod {
   }
 
  private:
+  static void Equilibrate(ConstrainedWorkspace& w) {
+    const int size = w.n + w.m;
+    w.row_scale.resize(size);
+    w.column_scale.resize(size);
+    for (int i = 0; i < size; ++i) {
+      const double largest = w.iteration.row(i).lpNorm<Eigen::Infinity>();
+      w.row_scale[i] = largest > 0.0 ? 1.0 / largest : 1.0;
+    }
+    w.iteration = w.row_scale.asDiagonal() * w.iteration;
+    for (int j = 0; j < size; ++j) {
+      const double largest = w.iteration.col(j).lpNorm<Eigen::Infinity>();
+      w.column_scale[j] = largest > 0.0 ? 1.0 / largest : 1.0;
+    }
+    w.iteration = w.iteration * w.column_scale.asDiagonal();
+  }
+
   static void RecordCondition(ConstrainedWorkspace& w) {
     const double c = ConditionNumber2(w.iteration);
     if (w.condition_first < 0.0) w.condition_first = c;
