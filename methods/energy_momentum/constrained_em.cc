@@ -78,11 +78,12 @@ class ConstrainedEm final : public FixedStepMethod {
     DaeWorkspace& dws = w.balance.workspace();
     const int n = w.n, m = w.m;
     w.balance.BeginStep(state.t, h, state.q, state.v);
-    Vector q1 = state.q + h * state.v;  // predictor
+    Vector dq = h * state.v;  // predictor of the increment q1 - q0
     Vector lambda(m);
     SelectRows(state.lambda, w.kept, lambda);
     for (int it = 0; it < max_iterations_; ++it) {
-      w.balance.Residual(q1, w.r);
+      w.balance.ResidualFromStep(dq, w.r);
+      const Vector& q1 = w.balance.q1();
       dae.CalcPhiQ(dws, w.balance.t_mid(), w.balance.q_mid(), w.g_all);
       SelectRows(w.g_all, w.kept, w.g_mid);
       dae.CalcPhi(dws, w.balance.t1(), q1, w.phi_all);
@@ -112,14 +113,14 @@ class ConstrainedEm final : public FixedStepMethod {
       ++counters.newton_iterations;
       if (!w.delta.allFinite())
         return StepStatus::Failed("constrained-em: singular iteration matrix");
-      q1 += w.delta.head(n);
+      dq += w.delta.head(n);
       lambda += w.delta.tail(m);
       if (w.delta.head(n).lpNorm<Eigen::Infinity>() <=
           tol_ * (1.0 + q1.lpNorm<Eigen::Infinity>())) {
-        w.balance.Residual(q1, w.r);  // v1 of the converged q1
+        w.balance.ResidualFromStep(dq, w.r);  // v1 of the converged step
         w.energy_residual_max = std::max(w.energy_residual_max, w.balance.StepEnergyResidual());
         state.v = w.balance.v1();
-        state.q = q1;
+        state.q = w.balance.q1();
         state.lambda.setZero();
         for (int i = 0; i < m; ++i) state.lambda[w.kept[i]] = lambda[i];
         state.t += h;

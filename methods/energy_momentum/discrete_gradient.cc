@@ -104,11 +104,17 @@ void MidpointBalance::BeginStep(double t0, double h, const Vector& q0, const Vec
 }
 
 void MidpointBalance::Residual(const Vector& q1, Vector& r) {
-  q1_ = q1;
   step_ = q1 - q0_;
+  ResidualFromStep(step_, r);
+}
+
+void MidpointBalance::ResidualFromStep(const Vector& step, Vector& r) {
+  if (&step != &step_) step_ = step;
   const Vector& dq = step_;
-  q_mid_ = 0.5 * (q0_ + q1);
-  v1_ = (2.0 / h_) * (q1 - q0_) - v0_;  // (10.1)
+  q1_ = q0_ + dq;
+  const Vector& q1 = q1_;
+  q_mid_ = q0_ + 0.5 * dq;
+  v1_ = (2.0 / h_) * dq - v0_;  // (10.1)
   v_mid_ = 0.5 * (v0_ + v1_);
   // Gonzalez discrete gradient of V.
   double v_mid_potential = 0.0, v1_potential = 0.0;

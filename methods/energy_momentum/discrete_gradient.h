@@ -46,6 +46,11 @@ class MidpointBalance {
   void BeginStep(double t0, double h, const Vector& q0, const Vector& v0);
   /// r(q1) as above; also sets v1 and q_mid.
   void Residual(const Vector& q1, Vector& r);
+  /// The same for q1 = q0 + dq, with v1 = 2 dq / h - v0 from the increment itself: the
+  /// velocities then carry the rounding of dq (eps |v|), not that of q1 - q0 (eps |q| / h),
+  /// which would make the energy error a random walk at 1e-13.
+  void ResidualFromStep(const Vector& dq, Vector& r);
+  const Vector& q1() const { return q1_; }
   /// dr/dq1 = 2 M / h - h/2 dQ/dq - dQ/dv (the force Jacobians of BeginStep).
   const Matrix& Jacobian() const { return jacobian_; }
 
