@@ -87,7 +87,8 @@ class Recorder final : public StepObserver {
         ws_(dae_.MakeWorkspace()),
         phi_(p.m()),
         gamma_(p.m()),
-        phi_q_(p.m(), p.n()) {}
+        phi_q_(p.m(), p.n()),
+        zero_v_(Vector::Zero(p.n())) {}
 
   void OnStep(const StepSample& s) override {
     t = s.t;
@@ -109,6 +110,7 @@ class Recorder final : public StepObserver {
     }
     if (s.a) reported_acceleration = true;
     const double e = dae_.CalcEnergy(*ws_, s.t, s.q, s.v);
+    kinetic_max = std::max(kinetic_max, std::abs(e - dae_.CalcEnergy(*ws_, s.t, s.q, zero_v_)));
     if (steps == 1) e0 = e;
     energy_drift = std::max(energy_drift, std::abs(e - e0));
     if (s.t <= quarter_time) energy_drift_first_quarter = energy_drift;
@@ -124,12 +126,14 @@ class Recorder final : public StepObserver {
   bool reported_acceleration = false;
   double position = 0.0, velocity = 0.0, acceleration = 0.0;
   double e0 = 0.0, energy_drift = 0.0, energy_drift_first_quarter = 0.0;
+  double kinetic_max = 0.0;  // largest kinetic energy: the energy scale when E0 = 0
 
  private:
   const MechanicalDae& dae_;
   std::unique_ptr<DaeWorkspace> ws_;
   Vector phi_, gamma_;
   Matrix phi_q_;
+  Vector zero_v_;
 };
 
 /// Settings of a fixed-step run with `steps` steps over [t0, t0 + horizon].

@@ -247,8 +247,12 @@ void CheckBoundedEnergyError(const MethodEntry& entry, const Method& method, con
               r.recorder.energy_drift_first_quarter);
   INFO("max |E - E0| " << r.recorder.energy_drift << " over " << kEnergyHorizon << " s, "
                        << r.recorder.energy_drift_first_quarter << " over the first quarter");
+  // Rounding floor 1e-14 of the energy scale: |E0|, or the largest kinetic energy when
+  // E0 = 0 (a pendulum released at pivot height), where an energy-conserving scheme's
+  // error is a random walk of rounding (null-space-em: 9e-14 after 20 s on E ~ 10 J).
   CHECK(r.recorder.energy_drift <=
-        2.0 * r.recorder.energy_drift_first_quarter + 1e-14 * std::abs(r.recorder.e0));
+        2.0 * r.recorder.energy_drift_first_quarter +
+            1e-14 * std::max(std::abs(r.recorder.e0), r.recorder.kinetic_max));
 }
 
 }  // namespace

@@ -44,10 +44,11 @@ struct ConstrainedWorkspace final : FixedStepWorkspace {
   MidpointBalance balance;
   std::vector<int> kept;  // independent constraint rows (IndependentConstraintRows)
   int n, m, m_all;
-  Vector r, residual, delta, phi, phi_all, lambda_all;
+  Vector r, residual, delta, phi, phi_all, lambda_all, row_scale, column_scale;
   Matrix g_mid, g_end, g_all, reaction, iteration;
   Eigen::ColPivHouseholderQR<Matrix> solver;
   double condition_first = -1.0, condition_max = 0.0;
+  double energy_residual_max = 0.0;  // StepEnergyResidual over the run
   long steps = 0;
 };
 
@@ -77,11 +78,12 @@ class ConstrainedEm final : public FixedStepMethod {
     DaeWorkspace& dws = w.balance.workspace();
     const int n = w.n, m = w.m;
     w.balance.BeginStep(state.t, h, state.q, state.v);
-    Vector q1 = state.q + h * state.v;  // predictor
+    Vector dq = h * state.v;  // predictor of the increment q1 - q0
     Vector lambda(m);
     SelectRows(state.lambda, w.kept, lambda);
     for (int it = 0; it < max_iterations_; ++it) {
-      w.balance.Residual(q1, w.r);
+      w.balance.ResidualFromStep(dq, w.r);
+      const Vector& q1 = w.balance.q1();
       dae.CalcPhiQ(dws, w.balance.t_mid(), w.balance.q_mid(), w.g_all);
       SelectRows(w.g_all, w.kept, w.g_mid);
       dae.CalcPhi(dws, w.balance.t1(), q1, w.phi_all);
@@ -100,20 +102,25 @@ class ConstrainedEm final : public FixedStepMethod {
       w.iteration.bottomLeftCorner(m, n) = w.g_end;
       w.iteration.bottomRightCorner(m, m).setZero();
       if (it == 0 && (condition_every_step_ || w.condition_first < 0.0)) RecordCondition(w);
+      // Solved equilibrated (rows, then columns, scaled to unit max-norm): the condition
+      // number above is that of eq (10) as written; the solve need not suffer it.
+      Equilibrate(w);
       w.solver.compute(w.iteration);
       ++counters.factorizations;
       ++counters.jacobian_evals;
-      w.delta = w.solver.solve(-w.residual);
+      w.delta = w.solver.solve(-w.row_scale.cwiseProduct(w.residual));
+      w.delta = w.delta.cwiseProduct(w.column_scale);
       ++counters.newton_iterations;
       if (!w.delta.allFinite())
         return StepStatus::Failed("constrained-em: singular iteration matrix");
-      q1 += w.delta.head(n);
+      dq += w.delta.head(n);
       lambda += w.delta.tail(m);
       if (w.delta.head(n).lpNorm<Eigen::Infinity>() <=
           tol_ * (1.0 + q1.lpNorm<Eigen::Infinity>())) {
-        w.balance.Residual(q1, w.r);  // v1 of the converged q1
+        w.balance.ResidualFromStep(dq, w.r);  // v1 of the converged step
+        w.energy_residual_max = std::max(w.energy_residual_max, w.balance.StepEnergyResidual());
         state.v = w.balance.v1();
-        state.q = q1;
+        state.q = w.balance.q1();
         state.lambda.setZero();
         for (int i = 0; i < m; ++i) state.lambda[w.kept[i]] = lambda[i];
         state.t += h;
@@ -130,9 +137,26 @@ class ConstrainedEm final : public FixedStepMethod {
     metrics["newton_unknowns"] = w.n + w.m;
     metrics["iteration_matrix_condition.first"] = w.condition_first;
     metrics["iteration_matrix_condition.max"] = w.condition_max;
+    metrics["step_energy_residual_max"] = w.energy_residual_max;
   }
 
  private:
+  static void Equilibrate(ConstrainedWorkspace& w) {
+    const int size = w.n + w.m;
+    w.row_scale.resize(size);
+    w.column_scale.resize(size);
+    for (int i = 0; i < size; ++i) {
+      const double largest = w.iteration.row(i).lpNorm<Eigen::Infinity>();
+      w.row_scale[i] = largest > 0.0 ? 1.0 / largest : 1.0;
+    }
+    w.iteration = w.row_scale.asDiagonal() * w.iteration;
+    for (int j = 0; j < size; ++j) {
+      const double largest = w.iteration.col(j).lpNorm<Eigen::Infinity>();
+      w.column_scale[j] = largest > 0.0 ? 1.0 / largest : 1.0;
+    }
+    w.iteration = w.iteration * w.column_scale.asDiagonal();
+  }
+
   static void RecordCondition(ConstrainedWorkspace& w) {
     const double c = ConditionNumber2(w.iteration);
     if (w.condition_first < 0.0) w.condition_first = c;

@@ -86,7 +86,8 @@ MidpointBalance::MidpointBalance(const Problem& problem)
       grad_scratch_(n_),
       forces_(n_),
       dv_bar_(n_),
-      step_(n_) {
+      step_(n_),
+      q1_(n_) {
   dae_.CalcMassMatrix(*ws_, problem.q0, mass_);
 }
 
@@ -104,9 +105,16 @@ void MidpointBalance::BeginStep(double t0, double h, const Vector& q0, const Vec
 
 void MidpointBalance::Residual(const Vector& q1, Vector& r) {
   step_ = q1 - q0_;
+  ResidualFromStep(step_, r);
+}
+
+void MidpointBalance::ResidualFromStep(const Vector& step, Vector& r) {
+  if (&step != &step_) step_ = step;
   const Vector& dq = step_;
-  q_mid_ = 0.5 * (q0_ + q1);
-  v1_ = (2.0 / h_) * (q1 - q0_) - v0_;  // (10.1)
+  q1_ = q0_ + dq;
+  const Vector& q1 = q1_;
+  q_mid_ = q0_ + 0.5 * dq;
+  v1_ = (2.0 / h_) * dq - v0_;  // (10.1)
   v_mid_ = 0.5 * (v0_ + v1_);
   // Gonzalez discrete gradient of V.
   double v_mid_potential = 0.0, v1_potential = 0.0;
@@ -143,6 +151,12 @@ void SelectRows(const Matrix& full, const std::vector<int>& rows, Matrix& out) {
 
 void SelectRows(const Vector& full, const std::vector<int>& rows, Vector& out) {
   for (size_t i = 0; i < rows.size(); ++i) out[i] = full[rows[i]];
+}
+
+double MidpointBalance::StepEnergyResidual() {
+  const double e0 = dae_.CalcEnergy(*ws_, t0_, q0_, v0_);
+  const double e1 = dae_.CalcEnergy(*ws_, t1(), q1_, v1_);
+  return std::abs(e1 - e0 - h_ * v_mid_.dot(forces_));
 }
 
 double ConditionNumber2(const Matrix& a) {

@@ -46,8 +46,18 @@ class MidpointBalance {
   void BeginStep(double t0, double h, const Vector& q0, const Vector& v0);
   /// r(q1) as above; also sets v1 and q_mid.
   void Residual(const Vector& q1, Vector& r);
+  /// The same for q1 = q0 + dq, with v1 = 2 dq / h - v0 from the increment itself: the
+  /// velocities then carry the rounding of dq (eps |v|), not that of q1 - q0 (eps |q| / h),
+  /// which would make the energy error a random walk at 1e-13.
+  void ResidualFromStep(const Vector& dq, Vector& r);
+  const Vector& q1() const { return q1_; }
   /// dr/dq1 = 2 M / h - h/2 dQ/dq - dQ/dv (the force Jacobians of BeginStep).
   const Matrix& Jacobian() const { return jacobian_; }
+
+  /// After Residual(q1) at the converged q1: |E(q1, v1) - E(q0, v0) - h v_{1/2} . Q_nc|, the
+  /// step's energy balance residual (0 up to the Newton tolerance and rounding for scleronomic
+  /// constraints: the discrete gradient makes dV . dq = V(q1) - V(q0) exact).
+  double StepEnergyResidual();
 
   const Vector& v1() const { return v1_; }
   const Vector& q_mid() const { return q_mid_; }
@@ -59,7 +69,7 @@ class MidpointBalance {
   std::unique_ptr<DaeWorkspace> ws_;
   int n_;
   Matrix mass_, dq_, dv_, jacobian_;
-  Vector q0_, v0_, v1_, q_mid_, v_mid_, grad_mid_, grad_scratch_, forces_, dv_bar_, step_;
+  Vector q0_, v0_, v1_, q_mid_, v_mid_, grad_mid_, grad_scratch_, forces_, dv_bar_, step_, q1_;
   double t0_ = 0.0, h_ = 0.0, v0_potential_ = 0.0;
 };
 

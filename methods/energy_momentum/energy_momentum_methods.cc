@@ -25,6 +25,17 @@ std::vector<ParameterSpec> NewtonParameters() {
            {"every-step", "first-step"}}};
 }
 
+std::vector<ParameterSpec> NullSpaceParameters() {
+  auto specs = NewtonParameters();
+  specs.push_back({"null_space",
+                   "explicit",
+                   "explicit: the paper's P and reparametrisation where the model allows it "
+                   "(a tree of S, R, C, E pairs: Newton on the degrees of freedom), else the "
+                   "numerical null space; generic: always the numerical null space",
+                   {"explicit", "generic"}});
+  return specs;
+}
+
 }  // namespace
 
 std::vector<MethodEntry> EnergyMomentumMethodEntries() {
@@ -45,12 +56,13 @@ std::vector<MethodEntry> EnergyMomentumMethodEntries() {
        MethodPromises::FixedStep(2).Position().BoundedEnergyError(),
        {{"formulation", "directors"}}},
       {"null-space-em",
-       "discrete null space method: scheme (10) with P^T eliminating lambda, numerical null "
-       "space of the mid-point Jacobian, Newton on q (n unknowns)",
-       "paper 002 s2.2.2, eqs 10-14 (Part I s3.2)",
+       "discrete null space method: scheme (10) with P^T eliminating lambda; the paper's P and "
+       "reparametrisation for trees of S, R, C, E pairs (Newton on the DOF), else the numerical "
+       "null space of the mid-point Jacobian (Newton on q, n unknowns)",
+       "paper 002 s2.2.2, s4.5, eqs 10-14, 44, 84-154, 178-184 (Part I s3.2)",
        true,
        false,
-       NewtonParameters(),
+       NullSpaceParameters(),
        MakeNullSpaceEm,
        nullptr,
        MethodPromises::FixedStep(2).Position().BoundedEnergyError(),

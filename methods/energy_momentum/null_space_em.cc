@@ -22,6 +22,7 @@
 
 #include "methods/energy_momentum/discrete_gradient.h"
 #include "methods/energy_momentum/energy_momentum_methods.h"
+#include "methods/energy_momentum/spherical_tree.h"
 #include "methods/fixed_step_method.h"
 
 namespace mbb {
@@ -50,12 +51,21 @@ struct NullSpaceWorkspace final : FixedStepWorkspace {
   Matrix g_mid, g_end, g_all, reaction, null_space, iteration;
   Vector residual, delta;
   double condition_first = -1.0, condition_max = 0.0;
+  double energy_residual_max = 0.0;  // StepEnergyResidual over the run
+  // The explicit S-pair null space and reparametrisation where the model allows it
+  // (spherical_tree.h); null: the generic numerical null space.
+  std::unique_ptr<SphericalTree> tree;
+  Matrix reduced_p, reduced_f;
+  Vector increments, q_trial;
 };
 
 class NullSpaceEm final : public FixedStepMethod {
  public:
-  NullSpaceEm(double tol, int max_iterations, bool condition_every_step)
-      : tol_(tol), max_iterations_(max_iterations), condition_every_step_(condition_every_step) {}
+  NullSpaceEm(double tol, int max_iterations, bool condition_every_step, bool explicit_null_space)
+      : tol_(tol),
+        max_iterations_(max_iterations),
+        condition_every_step_(condition_every_step),
+        explicit_null_space_(explicit_null_space) {}
 
   std::string CheckApplicable(const Problem& problem) const override {
     return CheckMidpointSchemeApplicable(problem);
@@ -66,6 +76,7 @@ class NullSpaceEm final : public FixedStepMethod {
                                             FixedStepState& state, WorkCounters& /*counters*/,
                                             std::string& /*error*/) const override {
     auto ws = std::make_unique<NullSpaceWorkspace>(problem);
+    if (explicit_null_space_) ws->tree = SphericalTree::Make(problem);
     state.lambda = Vector::Zero(ws->m_all);
     state.has_multipliers = ws->m_all > 0;
     return ws;
@@ -78,9 +89,12 @@ class NullSpaceEm final : public FixedStepMethod {
     DaeWorkspace& dws = w.balance.workspace();
     const int n = w.n, m = w.m;
     w.balance.BeginStep(state.t, h, state.q, state.v);
-    Vector q1 = state.q + h * state.v;  // predictor
+    if (w.tree) return ReducedStep(w, h, state, counters);
+    Vector dq = h * state.v;  // predictor of the increment q1 - q0
+    bool polish = false;
     for (int it = 0; it < max_iterations_; ++it) {
-      w.balance.Residual(q1, w.r);
+      w.balance.ResidualFromStep(dq, w.r);
+      const Vector& q1 = w.balance.q1();
       dae.CalcPhiQ(dws, w.balance.t_mid(), w.balance.q_mid(), w.g_all);
       SelectRows(w.g_all, w.kept, w.g_mid);
       dae.CalcPhi(dws, w.balance.t1(), q1, w.phi_all);
@@ -122,11 +136,21 @@ class NullSpaceEm final : public FixedStepMethod {
       ++counters.newton_iterations;
       if (!w.delta.allFinite())
         return StepStatus::Failed("null-space-em: singular iteration matrix");
-      q1 += w.delta;
-      if (w.delta.lpNorm<Eigen::Infinity>() <= tol_ * (1.0 + q1.lpNorm<Eigen::Infinity>())) {
-        w.balance.Residual(q1, w.r);
+      dq += w.delta;
+      // Converged after one more iteration once the change is below tol: the Newton matrix
+      // is approximate (P varies along the iteration), so convergence is fast-linear, and the
+      // extra iteration keeps the energy error at rounding level (a random walk otherwise).
+      const bool small =
+          w.delta.lpNorm<Eigen::Infinity>() <= tol_ * (1.0 + q1.lpNorm<Eigen::Infinity>());
+      if (small && !polish) {
+        polish = true;
+        continue;
+      }
+      if (small) {
+        w.balance.ResidualFromStep(dq, w.r);
+        w.energy_residual_max = std::max(w.energy_residual_max, w.balance.StepEnergyResidual());
         state.v = w.balance.v1();
-        state.q = q1;
+        state.q = w.balance.q1();
         state.lambda = -w.mu_all / h;  // r = G^T mu = -h G^T lambda (10.2)
         state.t += h;
         return StepStatus::Ok();
@@ -136,11 +160,81 @@ class NullSpaceEm final : public FixedStepMethod {
                               std::to_string(max_iterations_) + " iterations");
   }
 
+  // Paper 002 s2.2.2 with the explicit P (eq 92) and the reparametrisation q1 = F(mu)
+  // (eqs 44, 95): P(q_1/2)^T r(F(mu)) = 0, dof equations in dof unknowns; the constraints
+  // hold by construction. Newton matrix P^T (dr/dq1 - 1/2 K(q_1/2, mu_G)) dF/dmu (the
+  // second term as in the generic form), dF/dmu by central differences (step 1e-6: error
+  // 1e-12 relative, enough for the Newton matrix only; the residual is exact).
+  StepStatus ReducedStep(NullSpaceWorkspace& w, double h, FixedStepState& state,
+                         WorkCounters& counters) const {
+    const MechanicalDae& dae = w.balance.dae();
+    DaeWorkspace& dws = w.balance.workspace();
+    const int n = w.n, m = w.m, dof = w.tree->dof();
+    // Predictor: the generalised velocities of v0 times h (P(q0) w = v0).
+    w.tree->NullSpace(state.q, w.reduced_p);
+    Vector increments = h * w.reduced_p.colPivHouseholderQr().solve(state.v);
+    w.tree->WrapRotations(increments);
+    Vector q1(n), q_plus(n), q_minus(n);
+    w.reduced_f.resize(n, dof);
+    for (int it = 0; it < max_iterations_; ++it) {
+      w.tree->Configuration(state.q, increments, q1);
+      w.balance.Residual(q1, w.r);
+      w.tree->NullSpace(w.balance.q_mid(), w.reduced_p);
+      for (int j = 0; j < dof; ++j) {
+        const double step = 1e-6;
+        Vector shifted = increments;
+        shifted[j] += step;
+        w.tree->Configuration(state.q, shifted, q_plus);
+        shifted[j] -= 2.0 * step;
+        w.tree->Configuration(state.q, shifted, q_minus);
+        w.reduced_f.col(j) = (q_plus - q_minus) / (2.0 * step);
+      }
+      w.balance.Residual(q1, w.r);  // restores q_mid and v1 of q1
+      dae.CalcPhiQ(dws, w.balance.t_mid(), w.balance.q_mid(), w.g_all);
+      SelectRows(w.g_all, w.kept, w.g_mid);
+      w.mu = w.g_mid.transpose().colPivHouseholderQr().solve(w.r);  // r = G^T mu
+      w.mu_all.setZero();
+      for (int i = 0; i < m; ++i) w.mu_all[w.kept[i]] = w.mu[i];
+      dae.CalcReactionStiffness(dws, w.balance.t_mid(), w.balance.q_mid(), w.mu_all, w.reaction);
+      w.iteration.noalias() =
+          w.reduced_p.transpose() * (w.balance.Jacobian() - 0.5 * w.reaction) * w.reduced_f;
+      w.residual.noalias() = w.reduced_p.transpose() * w.r;
+      if (it == 0 && (condition_every_step_ || w.condition_first < 0.0)) RecordCondition(w);
+      w.delta = w.iteration.partialPivLu().solve(-w.residual);
+      ++counters.factorizations;
+      ++counters.jacobian_evals;
+      ++counters.newton_iterations;
+      if (!w.delta.allFinite()) return StepStatus::Failed("null-space-em: singular reduced matrix");
+      increments += w.delta;
+      w.tree->WrapRotations(increments);  // the same q1, away from |theta| = 2 pi
+      if (w.delta.lpNorm<Eigen::Infinity>() <=
+          tol_ * (1.0 + increments.lpNorm<Eigen::Infinity>())) {
+        w.tree->Configuration(state.q, increments, q1);
+        w.balance.Residual(q1, w.r);
+        dae.CalcPhiQ(dws, w.balance.t_mid(), w.balance.q_mid(), w.g_all);
+        SelectRows(w.g_all, w.kept, w.g_mid);
+        w.mu = w.g_mid.transpose().colPivHouseholderQr().solve(w.r);
+        w.mu_all.setZero();
+        for (int i = 0; i < m; ++i) w.mu_all[w.kept[i]] = w.mu[i];
+        w.energy_residual_max = std::max(w.energy_residual_max, w.balance.StepEnergyResidual());
+        state.v = w.balance.v1();
+        state.q = q1;
+        state.lambda = -w.mu_all / h;
+        state.t += h;
+        return StepStatus::Ok();
+      }
+    }
+    return StepStatus::Failed(
+        "null-space-em (explicit S-pair null space): Newton did not converge in " +
+        std::to_string(max_iterations_) + " iterations");
+  }
+
   void Finish(FixedStepWorkspace& base, std::map<std::string, double>& metrics) const override {
     auto& w = static_cast<NullSpaceWorkspace&>(base);
-    metrics["newton_unknowns"] = w.n;
+    metrics["newton_unknowns"] = w.tree ? w.tree->dof() : w.n;
     metrics["iteration_matrix_condition.first"] = w.condition_first;
     metrics["iteration_matrix_condition.max"] = w.condition_max;
+    metrics["step_energy_residual_max"] = w.energy_residual_max;
   }
 
  private:
@@ -153,6 +247,7 @@ class NullSpaceEm final : public FixedStepMethod {
   double tol_;
   int max_iterations_;
   bool condition_every_step_;
+  bool explicit_null_space_;
 };
 
 }  // namespace
@@ -160,7 +255,8 @@ class NullSpaceEm final : public FixedStepMethod {
 std::unique_ptr<Method> MakeNullSpaceEm(const ParameterSet& params) {
   return std::make_unique<NullSpaceEm>(params.GetDouble("tol", 1e-12),
                                        static_cast<int>(params.GetDouble("max_iterations", 30)),
-                                       params.GetString("condition", "every-step") == "every-step");
+                                       params.GetString("condition", "every-step") == "every-step",
+                                       params.GetString("null_space", "explicit") == "explicit");
 }
 
 }  // namespace mbb
