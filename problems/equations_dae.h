@@ -80,6 +80,9 @@ class EquationsDae final : public MechanicalDae {
 
   /// Dual passes per Phi_q (and per d/dt Phi_q): the column groups of the compression.
   int constraint_jacobian_passes() const { return phi_q_compression_.num_groups(); }
+  const JacobianCompression* constraint_jacobian_pattern() const override {
+    return &phi_q_compression_;
+  }
   /// The coordinates whose row of the Hessian of V is not identically zero (none for a
   /// potential linear in q, such as uniform gravity).
   const std::vector<int>& potential_hessian_coordinates() const { return hessian_columns_; }

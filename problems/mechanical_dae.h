@@ -16,6 +16,8 @@
 #include <Eigen/Dense>
 #include <memory>
 
+#include "problems/jacobian_compression.h"
+
 namespace mbb {
 
 using Vector = Eigen::VectorXd;
@@ -94,6 +96,12 @@ class MechanicalDae {
 
   /// True if M does not depend on q (methods may then factor it once).
   virtual bool has_constant_mass_matrix() const = 0;
+
+  /// The structural pattern of Phi_q as column groups whose columns share no row
+  /// (jacobian_compression.h), or null if unknown. Anything whose row r depends on q only
+  /// through the coordinates Phi_r depends on (gamma, d/dt Phi_q) can then be differenced
+  /// one group at a time instead of one column at a time.
+  virtual const JacobianCompression* constraint_jacobian_pattern() const { return nullptr; }
 
  protected:
   MechanicalDae(int n, int m) : n_(n), m_(m) {}

@@ -300,18 +300,41 @@ class TangentNewmark final : public FixedStepMethod {
       w.vec_n.setZero();
       dae.CalcPhiQDot(ws, t1, w.x0, w.vec_n, w.dgamma_dq);  // Phi_qt
       w.h_ddot -= w.dgamma_dq;
-      w.q_pert = w.x0;
-      for (int j = 0; j < w.n; ++j) {  // dgamma/dq by central differences (header comment)
-        const double step =
-            std::cbrt(std::numeric_limits<double>::epsilon()) * (1.0 + std::abs(w.x0[j]));
-        w.q_pert[j] = w.x0[j] + step;
-        dae.CalcGamma(ws, t1, w.q_pert, w.v0, w.vec_m);
-        w.q_pert[j] = w.x0[j] - step;
-        dae.CalcGamma(ws, t1, w.q_pert, w.v0, w.vec_m2);
-        w.q_pert[j] = w.x0[j];
-        w.dgamma_dq.col(j) = (w.vec_m - w.vec_m2) / (2.0 * step);
-      }
+      GammaJacobianByDifferences(w, t1);
       w.h_ddot -= w.dgamma_dq;
+    }
+  }
+
+  // dgamma/dq at (x0, v0) by central differences (header comment). Row r of gamma depends
+  // on q only through the coordinates Phi_r depends on, so with the DAE's Phi_q pattern
+  // the columns of a group (no two share a row) are perturbed together: 2 G evaluations
+  // of gamma instead of 2 n (Bricard: G = 14 groups for n = 35), with the same values,
+  // since no row sees more than one perturbed column.
+  void GammaJacobianByDifferences(TangentWorkspace& w, double t1) const {
+    const MechanicalDae& dae = w.dae;
+    const JacobianCompression* pattern = dae.constraint_jacobian_pattern();
+    const int groups = pattern ? pattern->num_groups() : w.n;
+    auto in_group = [&](int j, int g) {
+      return pattern ? pattern->group_of_column(j) == g : j == g;
+    };
+    auto step_of = [&](int j) {
+      return std::cbrt(std::numeric_limits<double>::epsilon()) * (1.0 + std::abs(w.x0[j]));
+    };
+    w.dgamma_dq.setZero();
+    for (int g = 0; g < groups; ++g) {
+      for (int sign : {1, -1}) {
+        w.q_pert = w.x0;
+        for (int j = 0; j < w.n; ++j)
+          if (in_group(j, g)) w.q_pert[j] += sign * step_of(j);
+        dae.CalcGamma(*w.ws, t1, w.q_pert, w.v0, sign > 0 ? w.vec_m : w.vec_m2);
+      }
+      if (pattern) {
+        for (auto e = pattern->begin(g); e != pattern->end(g); ++e)
+          w.dgamma_dq(e->row, e->col) =
+              (w.vec_m[e->row] - w.vec_m2[e->row]) / (2.0 * step_of(e->col));
+      } else {
+        w.dgamma_dq.col(g) = (w.vec_m - w.vec_m2) / (2.0 * step_of(g));
+      }
     }
   }
 
