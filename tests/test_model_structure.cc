@@ -317,7 +317,7 @@ TEST_CASE("a model file chooses its formulation with the \"formulation\" key",
   } catch (const InputError& e) {
     const std::string what = e.what();
     CHECK(what.find("f.json") != std::string::npos);
-    CHECK(what.find("choices: euler-parameters, planar") != std::string::npos);
+    CHECK(what.find("choices: euler-parameters, joint-tree, planar") != std::string::npos);
   }
 }
 
