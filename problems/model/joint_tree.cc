@@ -145,7 +145,8 @@ TreeWorkspace& Ws(DaeWorkspace& ws) { return static_cast<TreeWorkspace&>(ws); }
 
 }  // namespace
 
-JointTreeDae::JointTreeDae(std::vector<TreeBody> bodies,
+JointTreeDae::JointTreeDae(std::vector<TreeBody> bodies, std::vector<TreeForce> forces,
+                           std::vector<BodyMatrix> mass_blocks,
                            std::shared_ptr<const MechanicalDae> planar, double mass_scale)
     : MechanicalDae(
           [&] {
@@ -155,6 +156,8 @@ JointTreeDae::JointTreeDae(std::vector<TreeBody> bodies,
           }(),
           0),
       bodies_(std::move(bodies)),
+      forces_(std::move(forces)),
+      mass_blocks_(std::move(mass_blocks)),
       planar_(std::move(planar)),
       mass_scale_(mass_scale) {}
 
@@ -168,15 +171,12 @@ TreeState JointTreeDae::MakeState() const {
   s.M.resize(nb);
   s.k2.resize(nb);
   s.f.resize(nb);
-  auto ws = planar_->MakeWorkspace();
-  Matrix mass(np, np);
-  planar_->CalcMassMatrix(*ws, s.p, mass);  // constant in absolute coordinates
   for (int i = 0; i < nb; ++i) {
     const TreeBody& b = bodies_[i];
     const int da = b.parent < 0 ? 0 : bodies_[b.parent].d;
     s.H[i].setZero(b.d, da);
     s.J[i].setZero(b.d, b.n);
-    s.M[i] = mass.block(b.p_offset, b.p_offset, b.d, b.d);
+    s.M[i] = mass_blocks_[i];  // constant in absolute coordinates
     s.k2[i].setZero(b.d);
     s.f[i].setZero(b.d);
   }
@@ -186,7 +186,6 @@ TreeState JointTreeDae::MakeState() const {
 std::unique_ptr<DaeWorkspace> JointTreeDae::MakeWorkspace() const {
   auto ws = std::make_unique<TreeWorkspace>();
   const int n = num_coordinates(), np = num_absolute();
-  ws->planar = planar_->MakeWorkspace();
   ws->state = MakeState();
   ws->body_forces.setZero(np);
   ws->acc.setZero(np);
@@ -217,9 +216,89 @@ void JointTreeDae::CalcTreeState(DaeWorkspace& ws_base, double t, ConstVectorRef
     s.J[i] = -jm.B;   //      J_i = -dr_i/dq_i
     s.k2[i] = -jm.c;  //      k_i^(II)
   }
-  planar_->CalcForces(*ws.planar, t, s.p, s.pv, ws.forces_all);  // f_i of (11)
+  CalcAppliedForces(t, s.p, s.pv, ws.forces_all);  // f_i of (11)
   for (int i = 0; i < num_bodies(); ++i)
     s.f[i] = ws.forces_all.segment(bodies_[i].p_offset, bodies_[i].d);
+}
+
+namespace {
+
+// A body point and its velocity (the ground: s itself, at rest).
+void PointMotion(const std::vector<TreeBody>& bodies, int body, const Eigen::Vector2d& s,
+                 const Vector& p, const Vector& pv, Eigen::Vector2d& x, Eigen::Vector2d& xv,
+                 Eigen::Vector2d& arm) {
+  if (body < 0) {
+    x = s;
+    xv.setZero();
+    arm.setZero();
+    return;
+  }
+  const TreeBody& b = bodies[body];
+  arm = b.d == 3 ? Rotate(p(b.p_offset + 2), s) : s;
+  x = p.segment<2>(b.p_offset) + arm;
+  xv = pv.segment<2>(b.p_offset);
+  if (b.d == 3) xv += pv(b.p_offset + 2) * Perp(arm);
+  if (b.d != 3) arm.setZero();  // a point mass takes no torque
+}
+
+void AddForce(const std::vector<TreeBody>& bodies, int body, const Eigen::Vector2d& arm,
+              const Eigen::Vector2d& force, Vector& f) {
+  if (body < 0) return;
+  const TreeBody& b = bodies[body];
+  f.segment<2>(b.p_offset) += force;
+  if (b.d == 3) f(b.p_offset + 2) += arm.x() * force.y() - arm.y() * force.x();
+}
+
+double AngleRate(const std::vector<TreeBody>& bodies, int body, const Vector& x) {
+  return body < 0 || bodies[body].d != 3 ? 0.0 : x(bodies[body].p_offset + 2);
+}
+
+}  // namespace
+
+// The planar formulation's force elements (model_equations.h) evaluated directly in
+// absolute coordinates: one pass over the elements, O(N) (the planar DAE differentiates its
+// potential one coordinate at a time, O(N^2)). tests/test_recursive.cc checks both agree.
+void JointTreeDae::CalcAppliedForces(double t, const Vector& p, const Vector& pv, Vector& f) const {
+  f.setZero();
+  Eigen::Vector2d xa, xva, arma, xb, xvb, armb;
+  for (const TreeForce& e : forces_) {
+    switch (e.kind) {
+      case ForceKind::kGravity:
+        for (int i = 0; i < num_bodies(); ++i)
+          f.segment<2>(bodies_[i].p_offset) += mass_blocks_[i](0, 0) * e.vector.head<2>();
+        break;
+      case ForceKind::kSpringDamper: {
+        PointMotion(bodies_, e.a, e.sa, p, pv, xa, xva, arma);
+        PointMotion(bodies_, e.b, e.sb, p, pv, xb, xvb, armb);
+        const Eigen::Vector2d d = xb - xa;
+        const double length = d.norm();
+        const Eigen::Vector2d dir = d / length;
+        const double rate = dir.dot(xvb - xva);
+        const Eigen::Vector2d force =
+            -(e.stiffness * (length - e.rest) + e.damping * rate) * dir;  // on b
+        AddForce(bodies_, e.b, armb, force, f);
+        AddForce(bodies_, e.a, arma, -force, f);
+        break;
+      }
+      case ForceKind::kTorsionalSpring: {
+        const double rel = AngleRate(bodies_, e.b, p) - AngleRate(bodies_, e.a, p);
+        const double rate = AngleRate(bodies_, e.b, pv) - AngleRate(bodies_, e.a, pv);
+        const double torque = -e.stiffness * (rel - e.rest) - e.damping * rate;  // on b
+        if (e.b >= 0 && bodies_[e.b].d == 3) f(bodies_[e.b].p_offset + 2) += torque;
+        if (e.a >= 0 && bodies_[e.a].d == 3) f(bodies_[e.a].p_offset + 2) -= torque;
+        break;
+      }
+      case ForceKind::kForce: {
+        PointMotion(bodies_, e.a, e.sa, p, pv, xa, xva, arma);
+        AddForce(bodies_, e.a, arma, e.law.Eval(t) * e.vector.head<2>(), f);
+        break;
+      }
+      case ForceKind::kTorque:
+        if (e.a >= 0 && bodies_[e.a].d == 3)
+          f(bodies_[e.a].p_offset + 2) += e.law.Eval(t) * e.vector.z();
+        break;
+    }
+  }
 }
 
 void JointTreeDae::CalcAbsolute(ConstVectorRef q, ConstVectorRef v, VectorRef p,
@@ -340,6 +419,7 @@ double JointTreeDae::CalcEnergy(DaeWorkspace& ws_base, double t, ConstVectorRef 
                                 ConstVectorRef v) const {
   TreeWorkspace& ws = Ws(ws_base);
   CalcAbsolute(q, v, ws.p, ws.pv);
+  if (!ws.planar) ws.planar = planar_->MakeWorkspace();
   return planar_->CalcEnergy(*ws.planar, t, ws.p, ws.pv);
 }
 
@@ -347,6 +427,7 @@ double JointTreeDae::CalcAppliedPower(DaeWorkspace& ws_base, double t, ConstVect
                                       ConstVectorRef v) const {
   TreeWorkspace& ws = Ws(ws_base);
   CalcAbsolute(q, v, ws.p, ws.pv);
+  if (!ws.planar) ws.planar = planar_->MakeWorkspace();
   return planar_->CalcAppliedPower(*ws.planar, t, ws.p, ws.pv);
 }
 
@@ -354,6 +435,7 @@ bool JointTreeDae::CalcMomenta(DaeWorkspace& ws_base, ConstVectorRef q, ConstVec
                                Eigen::Vector3d& linear, Eigen::Vector3d& angular) const {
   TreeWorkspace& ws = Ws(ws_base);
   CalcAbsolute(q, v, ws.p, ws.pv);
+  if (!ws.planar) ws.planar = planar_->MakeWorkspace();
   return planar_->CalcMomenta(*ws.planar, ws.p, ws.pv, linear, angular);
 }
 
@@ -517,7 +599,35 @@ FormulatedModel FormulateJointTree(const ModelDescription& model) {
     }
   }
 
-  auto dae = std::make_shared<JointTreeDae>(bodies, planar.dae, mass_scale);
+  std::vector<TreeForce> forces;
+  auto tree_index = [&](const std::string& name) {
+    const int mi = name.empty() ? -1 : FindBodyIndex(model, name, "force element");
+    return mi < 0 ? -1 : position[mi];
+  };
+  for (const ForceDescription& d : model.forces) {
+    TreeForce e;
+    e.kind = d.kind;
+    e.a = tree_index(d.body_a);
+    e.b = tree_index(d.body_b);
+    e.sa = d.point_a.head<2>();
+    e.sb = d.point_b.head<2>();
+    e.vector = d.vector;
+    e.stiffness = d.stiffness;
+    e.damping = d.damping;
+    e.rest = d.rest_length;
+    e.law = d.law;
+    forces.push_back(e);
+  }
+  std::vector<BodyMatrix> mass_blocks;
+  for (int mi : tree.topological_order) {
+    const BodyDescription& b = model.bodies[mi];
+    BodyMatrix m =
+        BodyMatrix::Zero(b.kind == BodyKind::kRigid ? 3 : 2, b.kind == BodyKind::kRigid ? 3 : 2);
+    m(0, 0) = m(1, 1) = b.mass;
+    if (b.kind == BodyKind::kRigid) m(2, 2) = b.inertia(0, 0);  // diag(m, m, J), (11)
+    mass_blocks.push_back(m);
+  }
+  auto dae = std::make_shared<JointTreeDae>(bodies, forces, mass_blocks, planar.dae, mass_scale);
   FormulatedModel out;
   out.model = model;
   out.dae = dae;

@@ -61,6 +61,17 @@ struct TreeBody {
   double angle_offset = 0.0;  // prismatic: theta_b - theta_a (locked)
 };
 
+/// A force element in absolute coordinates (the kinds of ForceKind): bodies as tree
+/// indices (-1: the ground), points in body frames (a point mass: global offsets).
+struct TreeForce {
+  ForceKind kind = ForceKind::kGravity;
+  int a = -1, b = -1;
+  Eigen::Vector2d sa = Eigen::Vector2d::Zero(), sb = Eigen::Vector2d::Zero();
+  Eigen::Vector3d vector = Eigen::Vector3d::Zero();
+  double stiffness = 0.0, damping = 0.0, rest = 0.0;
+  TimeLaw law;
+};
+
 /// The quantities of paper 004 s3 at one (t, q, q'), per body i: p_i, p_i', H_i, J_i,
 /// k_i^(II) of (9) (K_i = I), M_i and f_i of (11). Sized once by JointTreeDae::MakeState.
 struct TreeState {
@@ -73,8 +84,16 @@ class JointTreeDae final : public MechanicalDae {
  public:
   /// `bodies` in an order where every predecessor comes first; `planar` holds the same
   /// bodies and force elements without joints or drivers (its q is p).
-  JointTreeDae(std::vector<TreeBody> bodies, std::shared_ptr<const MechanicalDae> planar,
+  JointTreeDae(std::vector<TreeBody> bodies, std::vector<TreeForce> forces,
+               std::vector<BodyMatrix> mass_blocks, std::shared_ptr<const MechanicalDae> planar,
                double mass_scale);
+
+  /// The planar formulation of the same bodies and forces (q = p): energy, momenta (its
+  /// workspace is made on first use: its potential gradient is O(N^2), it is not on the
+  /// evaluation path) and a cross-check of the applied forces.
+  const MechanicalDae& planar() const { return *planar_; }
+  /// f(t, p, p') of (11) in the planar layout, O(N) (force elements one by one).
+  void CalcAppliedForces(double t, const Vector& p, const Vector& pv, Vector& f) const;
 
   const std::vector<TreeBody>& bodies() const { return bodies_; }
   int num_bodies() const { return static_cast<int>(bodies_.size()); }
@@ -127,6 +146,8 @@ class JointTreeDae final : public MechanicalDae {
                bool with_forces, VectorRef out) const;
 
   std::vector<TreeBody> bodies_;
+  std::vector<TreeForce> forces_;
+  std::vector<BodyMatrix> mass_blocks_;  // M_i per tree body: diag(m, m, J) or m I
   std::shared_ptr<const MechanicalDae> planar_;
   double mass_scale_;
 };

@@ -135,5 +135,20 @@ set xlabel "m1/m2"; set ylabel "IDA steps"; set key top right
 plot "$OUT/fig2_steps.csv" every ::1::6 using 1:2 with linespoints title "ida (full model)", \
      "" every ::1::6 using 1:4 with linespoints title "independent BDF"
 GP
+  if [ -f "$SCALING" ]; then
+    for m in recursive recursive-zero-mass joint-dense; do
+      grep "^$m," "$SCALING" > "$OUT/scaling_$m.csv" || true
+    done
+    gnuplot <<GP || true
+set terminal pngcairo size 800,500
+set datafile separator ","
+set output "$OUT/scaling.png"
+set logscale xy
+set xlabel "N (pendulum_chain bars)"; set ylabel "time per evaluation [s]"; set key top left
+plot "$OUT/scaling_recursive.csv" using 2:5 with linespoints title "recursive", \
+     "$OUT/scaling_recursive-zero-mass.csv" using 2:5 with linespoints title "recursive-zero-mass", \
+     "$OUT/scaling_joint-dense.csv" using 2:5 with linespoints title "joint-dense"
+GP
+  fi
 fi
 echo "wrote $OUT/README.md"
