@@ -49,7 +49,9 @@ json ContextJson() {
           {"boost", c.boost},
           {"cpu", c.cpu},
           {"cores", c.cores},
-          {"date", c.date}};
+          {"date", c.date},
+          {"simbody", c.simbody.empty() ? json(nullptr) : json(c.simbody)},
+          {"host", c.host}};
 }
 
 json ProblemJson(const RunRecord& r) {
@@ -143,6 +145,8 @@ std::string RunRecordToJson(const RunRecord& r, const std::string& series_file) 
   json j;
   j["schema"] = kResultSchema;
   j["context"] = ContextJson();
+  j["context"]["load_average"] =
+      r.load_average ? json(*r.load_average) : json(nullptr);  // at the start of the run
   j["problem"] = ProblemJson(r);
   j["method"] = MethodJson(r);
   j["settings"] = SettingsJson(r);
@@ -494,6 +498,56 @@ BaselineValues BaselineValuesOf(const RunRecord& record) {
   return ParseBaselineValues(json::parse(RunRecordToJson(record)), record.problem_id);
 }
 
+namespace {
+// Every number under `j`, keyed by its path joined with dots (arrays by index).
+void FlattenNumbers(const json& j, const std::string& prefix, std::map<std::string, double>& out) {
+  if (j.is_number()) {
+    out[prefix] = j.get<double>();
+  } else if (j.is_object()) {
+    for (const auto& [key, value] : j.items())
+      FlattenNumbers(value, prefix.empty() ? key : prefix + "." + key, out);
+  } else if (j.is_array()) {
+    for (size_t i = 0; i < j.size(); ++i)
+      FlattenNumbers(j[i], prefix + "." + std::to_string(i), out);
+  }
+}
+}  // namespace
+
+std::vector<StabilitySummary> ReadStabilitySummaries(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::vector<StabilitySummary> out;
+  if (!fs::is_directory(dir)) return out;
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.is_directory() || name.size() < 15 ||
+        name.compare(name.size() - 15, 15, ".stability.json") != 0)
+      continue;
+    try {
+      std::ifstream in(entry.path());
+      const json j = json::parse(in);
+      if (j.value("schema", "") != kStabilitySchema) continue;
+      StabilitySummary s;
+      s.file = fs::relative(entry.path(), dir).string();
+      s.problem = j.at("problem").at("id").get<std::string>();
+      s.method = j.at("method").at("id").get<std::string>();
+      s.method_parameters = j["method"].value("parameters", std::map<std::string, std::string>{});
+      s.h_max_stable = OptionalNumber(j.at("h_max_stable"));
+      s.h_min_unstable = OptionalNumber(j.at("h_min_unstable"));
+      s.criterion = j.at("criterion").value("name", "");
+      s.t_end = j.at("settings").value("t_end", 0.0);
+      s.trials = static_cast<int>(j.value("trials", json::array()).size());
+      s.message = j.value("message", "");
+      out.push_back(std::move(s));
+    } catch (const json::exception&) {
+      continue;  // not a stability result this reader understands
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.problem, a.method, a.file) < std::tie(b.problem, b.method, b.file);
+  });
+  return out;
+}
+
 std::vector<ResultSummary> ReadResultSummaries(const std::string& dir,
                                                std::vector<UnreadableResult>* unreadable) {
   namespace fs = std::filesystem;
@@ -548,6 +602,26 @@ std::vector<ResultSummary> ReadResultSummaries(const std::string& dir,
       r.compiler = c.value("compiler", "");
       r.git_commit = c.value("git_commit", "");
       r.date = c.value("date", "");
+      r.git_dirty = c.value("git_dirty", false);
+      for (auto [key, field] : {std::pair{"flags", &r.flags},
+                                {"build_type", &r.build_type},
+                                {"eigen", &r.eigen},
+                                {"sundials", &r.sundials},
+                                {"boost", &r.boost},
+                                {"host", &r.host}})
+        if (c.contains(key) && c[key].is_string()) *field = c[key].get<std::string>();
+      if (c.contains("simbody") && c["simbody"].is_string()) r.simbody = c["simbody"];
+      if (c.contains("load_average") && c["load_average"].is_array() &&
+          !c["load_average"].empty() && c["load_average"][0].is_number())
+        r.load_average_1min = c["load_average"][0].get<double>();
+      r.atol = OptionalNumber(j["settings"].value("atol", json(nullptr)));
+      if (j["settings"].contains("t_end") && j["settings"]["t_end"].is_number())
+        r.t_end = j["settings"]["t_end"].get<double>();
+      if (j.contains("series") && j["series"].is_string()) r.series_file = j["series"];
+      if (r.status == "ok" && j.contains("outputs") && j["outputs"].is_object())
+        for (const auto& [name, value] : j["outputs"].items())
+          if (value.is_number()) r.outputs[name] = value.get<double>();
+      FlattenNumbers(m, "", r.metrics);
       out.push_back(std::move(r));
     } catch (const json::exception& e) {
       refuse(entry.path(), std::string("malformed result document: ") + e.what());

@@ -79,7 +79,25 @@ struct ResultSummary {
   long steps = 0;
   std::string cpu, compiler, git_commit, date;
   int cores = 0;
+  // For reports and `export` (docs/reports.md).
+  std::optional<double> atol, load_average_1min;
+  double t_end = 0.0;
+  bool git_dirty = false;
+  std::string flags, build_type, eigen, sundials, boost, simbody, host, series_file;
+  std::map<std::string, double> outputs;  // the named outputs (only of an ok run)
+  /// Every number under `metrics`, flattened with dots (error.scd, energy.max_rel_drift).
+  std::map<std::string, double> metrics;
 };
+/// One `mbbench stability` result (mbbench.stability/1) under a results directory.
+struct StabilitySummary {
+  std::string file, problem, method, criterion, message;
+  std::map<std::string, std::string> method_parameters;
+  std::optional<double> h_max_stable, h_min_unstable;
+  double t_end = 0.0;
+  int trials = 0;
+};
+/// Reads every *.stability.json under `dir` (recursively); unreadable ones are skipped.
+std::vector<StabilitySummary> ReadStabilitySummaries(const std::string& dir);
 /// A .json file under a results directory that could not be read as a result.
 struct UnreadableResult {
   std::string file, reason;

@@ -1,0 +1,86 @@
+// The comparison report (docs/reports.md): method configurations as series and the fitted
+// observed orders against the declared ones, on physical_pendulum, whose reference is the
+// analytic solution (so the error is the true global error).
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "harness/cli.h"
+#include "harness/json_io.h"
+#include "harness/report.h"
+#include "harness/report_analysis.h"
+#include "tests/scratch_directory.h"
+
+namespace mbb {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string ReadAll(const fs::path& file) {
+  std::ostringstream text;
+  text << std::ifstream(file).rdbuf();
+  return text.str();
+}
+
+fs::path SweepInto(const std::string& experiment, const std::string& scratch) {
+  const fs::path out = ScratchDirectory(scratch);
+  const std::string file = std::string(MBBENCH_DOC_EXPERIMENTS_DIR) + "/" + experiment;
+  REQUIRE(RunCli({"sweep", file, "--out", out.string(), "--jobs", "2"}) == 0);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a log-log fit recovers the exponent of a power law", "[report]") {
+  // y = 3 x^2.5 exactly: the least-squares slope is 2.5 to rounding.
+  std::vector<std::pair<double, double>> points;
+  for (double x : {0.1, 0.05, 0.02, 0.01}) points.push_back({x, 3.0 * std::pow(x, 2.5)});
+  REQUIRE(FitLogLogSlope(points).value() == Approx(2.5).margin(1e-12));
+  CHECK_FALSE(FitLogLogSlope({{0.1, 1.0}}).has_value());
+  CHECK_FALSE(FitLogLogSlope({{0.1, 1.0}, {0.1, 2.0}}).has_value());
+}
+
+TEST_CASE("an ida sweep over two formulations x three rtol gives two labelled lines", "[report]") {
+  const fs::path out = SweepInto("ida_formulations.json", "report_ida");
+  const auto rows = ReadResultSummaries(out.string());
+  REQUIRE(rows.size() == 6);
+  std::map<std::string, std::set<std::string>> swept_by_configuration;
+  for (const auto& r : rows) swept_by_configuration[ConfigurationLabel(r)].insert(SweptValue(r));
+  REQUIRE(swept_by_configuration.size() == 2);
+  for (const auto& [label, swept] : swept_by_configuration) {
+    INFO(label);
+    CHECK(swept == std::set<std::string>{"rtol=1e-05", "rtol=1e-07", "rtol=1e-09"});
+  }
+  CHECK(swept_by_configuration.count("ida formulation=index1") == 1);
+  REQUIRE(WriteReport(out.string()) == 6);
+  const std::string md = ReadAll(out / "report.md");
+  CHECK(md.find("| ida formulation=index1 | rtol=1e-07 |") != std::string::npos);
+  CHECK(md.find("Method x problem grid") != std::string::npos);
+  CHECK(md.find("## Environment") != std::string::npos);
+}
+
+TEST_CASE("fixed-step sweeps give the declared orders of odeint-rk4 (4) and tangent-newmark (2)",
+          "[report]") {
+  const fs::path out = SweepInto("fixed_step_orders.json", "report_orders");
+  const auto fits = FitObservedOrders(ReadResultSummaries(out.string()));
+  std::map<std::string, OrderFit> by_configuration;
+  for (const auto& f : fits) by_configuration[f.configuration] = f;
+  REQUIRE(by_configuration.count("odeint-rk4") == 1);
+  REQUIRE(by_configuration.count("tangent-newmark") == 1);
+  // RK4 is of order 4 and the Newmark trapezoidal rule of order 2 (their papers); with h from
+  // 1e-2 to 1.25e-3 the errors (1e-7..4e-11 and 2e-3..3e-5) are in the asymptotic range and
+  // far above the analytic reference's rounding, so the fit is within 0.2 (the bound).
+  CHECK(by_configuration["odeint-rk4"].declared == 4);
+  CHECK(by_configuration["tangent-newmark"].declared == 2);
+  CHECK(by_configuration["odeint-rk4"].points == 4);
+  CHECK(std::abs(by_configuration["odeint-rk4"].observed - 4.0) < 0.2);
+  CHECK(std::abs(by_configuration["tangent-newmark"].observed - 2.0) < 0.2);
+  REQUIRE(WriteReport(out.string()) == 8);
+  CHECK(ReadAll(out / "report.md").find("observed order") != std::string::npos);
+}
+
+}  // namespace mbb
