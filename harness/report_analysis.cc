@@ -32,10 +32,11 @@ double Median(std::vector<double> v) {
 
 }  // namespace
 
-std::string ConfigurationLabel(const ResultSummary& r) {
-  const MethodEntry* entry = FindRegistered(r.method);
-  std::string label = r.method;
-  for (const auto& [key, value] : r.method_parameters) {
+std::string NonDefaultParameters(const std::string& method,
+                                 const std::map<std::string, std::string>& parameters) {
+  const MethodEntry* entry = FindRegistered(method);
+  std::string out;
+  for (const auto& [key, value] : parameters) {
     bool is_default = false;
     if (entry != nullptr)
       for (const auto& p : entry->parameters)
@@ -48,9 +49,14 @@ std::string ConfigurationLabel(const ResultSummary& r) {
           is_default = value == p.default_value ||
                        (*end_a == '\0' && *end_b == '\0' && !value.empty() && a == b);
         }
-    if (!is_default) label += " " + key + "=" + value;
+    if (!is_default) out += (out.empty() ? "" : " ") + key + "=" + value;
   }
-  return label;
+  return out;
+}
+
+std::string ConfigurationLabel(const ResultSummary& r) {
+  const std::string parameters = NonDefaultParameters(r.method, r.method_parameters);
+  return parameters.empty() ? r.method : r.method + " " + parameters;
 }
 
 std::string SweptValue(const ResultSummary& r) {

@@ -3,6 +3,7 @@
 // named outputs when a problem has no reference (docs/reports.md).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,6 +16,9 @@ namespace mbb {
 /// Parameters equal to the registry's default are left out; h, rtol and atol are the swept
 /// values, never part of a configuration.
 std::string ConfigurationLabel(const ResultSummary& r);
+/// The non-default parameters alone ("formulation=index1 scheme=fox-goodwin"), "" if none.
+std::string NonDefaultParameters(const std::string& method,
+                                 const std::map<std::string, std::string>& parameters);
 
 /// The swept value of a run: "h=1e-03" for a fixed step, else "rtol=1e-07"; "" if neither.
 std::string SweptValue(const ResultSummary& r);

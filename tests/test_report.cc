@@ -6,10 +6,12 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
 #include "harness/cli.h"
+#include "harness/export.h"
 #include "harness/json_io.h"
 #include "harness/report.h"
 #include "harness/report_analysis.h"
@@ -81,6 +83,74 @@ TEST_CASE("fixed-step sweeps give the declared orders of odeint-rk4 (4) and tang
   CHECK(std::abs(by_configuration["tangent-newmark"].observed - 2.0) < 0.2);
   REQUIRE(WriteReport(out.string()) == 8);
   CHECK(ReadAll(out / "report.md").find("observed order") != std::string::npos);
+}
+
+TEST_CASE("the all_methods experiment is every registered method on every problem", "[report]") {
+  const SweepFile sweep = ReadSweepFile(std::string(MBBENCH_EXPERIMENTS_DIR) + "/all_methods.json");
+  std::set<std::pair<std::string, std::string>> pairs;
+  for (const auto& item : sweep.items) pairs.insert({item.spec.problem, item.spec.method});
+  CHECK(sweep.items.size() == ProblemCatalogue().size() * MethodRegistry().size());
+  for (const auto& p : ProblemCatalogue())
+    for (const auto& m : MethodRegistry()) {
+      INFO(p.id << " " << m.name);
+      CHECK(pairs.count({p.id, m.name}) == 1);
+    }
+}
+
+// Splits one CSV line without quoted commas (the numeric columns never hold any).
+std::vector<std::string> SplitCsv(const std::string& line) {
+  std::vector<std::string> cells;
+  std::string cell;
+  bool quoted = false;
+  for (const char c : line) {
+    if (c == '"') quoted = !quoted;
+    if (c == ',' && !quoted) {
+      cells.push_back(cell);
+      cell.clear();
+    } else {
+      cell += c;
+    }
+  }
+  cells.push_back(cell);
+  return cells;
+}
+
+TEST_CASE("export writes one tidy row per run, numbers as numbers; index.json is typed",
+          "[report]") {
+  const fs::path out = SweepInto("ida_formulations.json", "report_export");
+  REQUIRE(RunCli({"export", out.string(), "--csv"}) == 0);
+  std::ifstream csv(out / "results.csv");
+  std::string header_line;
+  REQUIRE(std::getline(csv, header_line));
+  const auto header = SplitCsv(header_line);
+  std::vector<std::vector<std::string>> rows;
+  for (std::string line; std::getline(csv, line);) rows.push_back(SplitCsv(line));
+  REQUIRE(rows.size() == 6);
+  // The columns a pandas user reads as float64: every non-empty cell parses as a number.
+  int numeric_columns = 0;
+  for (size_t c = 0; c < header.size(); ++c) {
+    const std::string& name = header[c];
+    const bool numeric = name == "rtol" || name == "atol" || name == "t_end" ||
+                         name == "set.max_order" || name.rfind("metrics.", 0) == 0;
+    if (!numeric) continue;
+    ++numeric_columns;
+    for (const auto& row : rows) {
+      REQUIRE(row.size() == header.size());
+      INFO(name << " = '" << row[c] << "'");
+      if (row[c].empty()) continue;
+      char* end = nullptr;
+      std::strtod(row[c].c_str(), &end);
+      CHECK(*end == '\0');
+    }
+  }
+  CHECK(numeric_columns > 10);
+  const auto index = nlohmann::json::parse(std::ifstream(out / "index.json"));
+  const auto& run = index.at("runs").at(0);
+  CHECK(run.at("method_parameters").at("max_order").is_number());
+  CHECK(run.at("method_parameters").at("formulation").is_string());
+  CHECK(run.at("metrics").at("error.position_max_rel").is_number());
+  CHECK(run.at("settings").at("rtol").is_number());
+  CHECK(run.at("status") == "ok");  // the old keys stay
 }
 
 }  // namespace mbb
