@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <mutex>
@@ -681,7 +682,9 @@ int CmdCheck(const CheckOptions& o) {
 }
 
 // Runs the figure recipes of one paper (or all) from the source tree, with MBBENCH pointing
-// at this executable. The recipes are scripts: each states what it regenerates.
+// at this executable and MBBENCH_FIGURES_OUT at <working directory>/results/figures: the
+// recipes write to ${MBBENCH_FIGURES_OUT}/<paper>/, so the figures land where the user is,
+// not in the source tree. The recipes are scripts: each states what it regenerates.
 int CmdFigures(const std::string& paper) {
   const fs::path dir = fs::path(MBBENCH_SOURCE_DIR) / "scripts" / "figures";
   std::vector<fs::path> scripts;
@@ -696,11 +699,15 @@ int CmdFigures(const std::string& paper) {
   if (scripts.empty())
     throw InputError("figures: no recipe for paper '" + paper + "' in " + dir.string());
   const std::string self = fs::read_symlink("/proc/self/exe").string();
+  const std::string out = (fs::current_path() / "results" / "figures").string();
+  fs::create_directories(out);
+  std::fprintf(stderr, "figures: writing under %s\n", out.c_str());
   int failures = 0;
   for (const auto& script : scripts) {
     std::fprintf(stderr, "figures: %s\n", script.filename().c_str());
     const std::string command = "cd '" + std::string(MBBENCH_SOURCE_DIR) + "' && MBBENCH='" + self +
-                                "' bash '" + script.string() + "'";
+                                "' MBBENCH_FIGURES_OUT='" + out + "' bash '" + script.string() +
+                                "'";
     if (std::system(command.c_str()) != 0) {
       std::fprintf(stderr, "figures: %s failed\n", script.filename().c_str());
       ++failures;
@@ -716,7 +723,14 @@ int CmdReference(const CommonOptions& common, const std::string& samples_text) {
   const TabulatedReference ref =
       MakeReference(o.spec.problem, o.spec.problem_parameters, samples, o.spec.t_end);
   RequireSafeName(ref.problem, "problem id");
-  const std::string dir = ReferenceDirectory() + "/" + ref.problem;
+  // Into $MBBENCH_REFERENCE_DIR when set, else ./reference/<problem>/ under the working
+  // directory (never the source tree of the binary); runs find it with
+  // MBBENCH_REFERENCE_DIR=$PWD/reference (docs/reports.md). Run from the source tree, this is
+  // the suite's own reference directory.
+  const char* env = std::getenv("MBBENCH_REFERENCE_DIR");
+  const std::string dir =
+      (env != nullptr ? std::string(env) : (fs::current_path() / "reference").string()) + "/" +
+      ref.problem;
   fs::create_directories(dir);
   WriteReferenceEntry(dir + "/reference.json", ref);
   std::printf("%s: %zu samples to t = %g, methods differ by %.2e, %g digits claimed\nwritten: %s\n",
