@@ -28,13 +28,13 @@ std::string Script(const PlotSpec& spec, const std::string& terminal, const std:
   if (spec.logx) gp << "set logscale x\nset format x '%.0e'\n";
   if (spec.logy) gp << "set logscale y\nset format y '%.0e'\n";
   gp << "set xlabel " << Quoted(spec.xlabel) << "\nset ylabel " << Quoted(spec.ylabel)
-     << "\nset title " << Quoted(spec.title) << "\nset key outside right top\nset grid\n";
+     << "\nset title " << Quoted(spec.title) << "\nset key below\nset grid\n";
   std::string plot;
   for (size_t i = 0; i < spec.lines.size(); ++i) {
     const std::string data = Quoted(spec.name + ".dat");
     plot += std::string(plot.empty() ? "" : ", \\\n  ") + data + " index " + std::to_string(i) +
-            " using 1:2 with linespoints lt " + std::to_string(i + 1) + " title " +
-            Quoted(spec.lines[i].title);
+            " using 1:2 with " + (spec.points ? "linespoints" : "lines") + " lt " +
+            std::to_string(i + 1) + " title " + Quoted(spec.lines[i].title);
     if (!spec.lines[i].labels.empty())
       plot += ", \\\n  " + data + " index " + std::to_string(i) +
               " using 1:2:3 with labels offset 0,0.8 font ',8' tc lt " + std::to_string(i + 1) +
@@ -64,8 +64,8 @@ bool DrawPlot(const std::string& dir, const PlotSpec& spec) {
     }
   }
   const std::string png_script =
-      Script(spec, "pngcairo size 900,560 noenhanced", spec.name + ".png");
-  const std::string svg_script = Script(spec, "svg size 900,560 noenhanced", spec.name + ".svg");
+      Script(spec, "pngcairo size 900,640 noenhanced", spec.name + ".png");
+  const std::string svg_script = Script(spec, "svg size 900,640 noenhanced", spec.name + ".svg");
   std::ofstream(dir + "/" + spec.name + ".gp") << png_script;
   std::ofstream(dir + "/" + spec.name + ".svg.gp") << svg_script;
   if (!HaveGnuplot()) return false;

@@ -23,6 +23,7 @@ struct PlotSpec {
   std::string title, xlabel, ylabel;
   bool logx = true, logy = true;
   std::vector<PlotLine> lines;
+  bool points = true;  // false: lines only (long time series)
 };
 
 /// True when a gnuplot executable is on the PATH.

@@ -1,6 +1,7 @@
 #include "harness/report.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -126,6 +127,14 @@ std::vector<PlotLine> ErrorLines(const std::vector<ResultSummary>& rows, const s
     lines.push_back(line);
   }
   return lines;
+}
+
+// A problem label as a file name: letters, digits, '-' and '_' only.
+std::string FileName(const std::string& label) {
+  std::string out;
+  for (const char c : label)
+    out += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ? c : '_';
+  return out;
 }
 
 double WallOf(const ResultSummary& r) { return r.wall_median.value_or(0.0); }
@@ -359,9 +368,25 @@ int WriteReport(const std::string& dir) {
   return count;
 }
 
+// Results of one problem id with different problem parameters (slider_crank_3d with
+// crank_com=pivot and =mid) are different problems to compare: the report names them by the
+// id and the parameters whose values differ among the results.
+std::vector<ResultSummary> WithProblemLabels(std::vector<ResultSummary> rows) {
+  std::map<std::string, std::map<std::string, std::set<std::string>>> values;
+  for (const auto& r : rows)
+    for (const auto& [k, v] : r.problem_parameters) values[r.problem][k].insert(v);
+  for (auto& r : rows) {
+    std::string label = r.problem;
+    for (const auto& [k, v] : r.problem_parameters)
+      if (values[r.problem][k].size() > 1) label += " " + k + "=" + v;
+    r.problem = label;
+  }
+  return rows;
+}
+
 int WriteReport(const std::string& dir, std::vector<UnreadableResult>& unreadable) {
   const size_t unreadable_before = unreadable.size();
-  const std::vector<ResultSummary> rows = ReadResultSummaries(dir, &unreadable);
+  const std::vector<ResultSummary> rows = WithProblemLabels(ReadResultSummaries(dir, &unreadable));
   std::set<std::string> problems;
   for (const auto& r : rows) problems.insert(r.problem);
   const bool gnuplot = HaveGnuplot();
@@ -388,18 +413,19 @@ int WriteReport(const std::string& dir, std::vector<UnreadableResult>& unreadabl
   for (const auto& problem : problems) {
     doc.Heading(2, problem);
     WriteRunTable(doc, rows, problem);
-    plot({problem + "_work_time", problem + ": work-precision (error vs wall time)",
+    plot({FileName(problem) + "_work_time", problem + ": work-precision (error vs wall time)",
           "median wall time [s]", "max relative position error [-]", true, true,
           ErrorLines(rows, problem, WallOf)});
-    plot({problem + "_work_steps", problem + ": work-precision (error vs steps)",
+    plot({FileName(problem) + "_work_steps", problem + ": work-precision (error vs steps)",
           "accepted steps [-]", "max relative position error [-]", true, true,
           ErrorLines(rows, problem, StepsOf)});
-    plot({problem + "_convergence", problem + ": dt-convergence (fixed-step runs)",
+    plot({FileName(problem) + "_convergence", problem + ": dt-convergence (fixed-step runs)",
           "step size h [s]", "max relative position error [-]", true, true,
           ErrorLines(rows, problem, StepOf)});
     WriteOrders(doc, fits, problem);
-    plot({problem + "_drift", problem + ": energy balance along the run (--series)", "time t [s]",
-          "E(t) - E(0) - W(t) [J]", false, false, DriftLines(dir, rows, problem)});
+    plot({FileName(problem) + "_drift", problem + ": energy balance along the run (--series)",
+          "time t [s]", "E(t) - E(0) - W(t) [J]", false, false, DriftLines(dir, rows, problem),
+          false});
   }
   WriteStability(doc, dir);
   WriteAgreement(doc, rows);

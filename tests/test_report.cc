@@ -115,7 +115,7 @@ std::vector<std::string> SplitCsv(const std::string& line) {
   return cells;
 }
 
-TEST_CASE("export writes one tidy row per run, numbers as numbers; index.json is typed",
+TEST_CASE("export writes one tidy row per run, numbers as numbers, and index.json is typed",
           "[report]") {
   const fs::path out = SweepInto("ida_formulations.json", "report_export");
   REQUIRE(RunCli({"export", out.string(), "--csv"}) == 0);
