@@ -85,6 +85,46 @@ TEST_CASE("fixed-step sweeps give the declared orders of odeint-rk4 (4) and tang
   CHECK(ReadAll(out / "report.md").find("observed order") != std::string::npos);
 }
 
+TEST_CASE("a stability result in the directory appears as a row of the stability table",
+          "[report]") {
+  const fs::path out = ScratchDirectory("report_stability");
+  REQUIRE(RunCli({"stability", "-p", "stiff_pendulum", "-m", "odeint-rk4", "--out",
+                  out.string()}) == 0);
+  REQUIRE(RunCli({"run", "-p", "stiff_pendulum", "-m", "odeint-rk4", "--repeats", "0", "--out",
+                  out.string()}) == 0);
+  const auto limits = ReadStabilitySummaries(out.string());
+  REQUIRE(limits.size() == 1);
+  REQUIRE(limits[0].h_max_stable.has_value());
+  REQUIRE(WriteReport(out.string()) == 1);  // the stability file is not counted as a run
+  const std::string md = ReadAll(out / "report.md");
+  CHECK(md.find("## Stability limits") != std::string::npos);
+  CHECK(md.find("| stiff_pendulum | odeint-rk4 |") != std::string::npos);
+}
+
+TEST_CASE("without a reference, methods that end in different states are flagged", "[report]") {
+  // Two adaptive runs at rtol 1e-8 on a pendulum started upright: one stays up (theta = pi),
+  // one falls (theta = 0). Their tolerances are 100 (rtol + atol)(1 + |median|) ~ 1e-5, so an
+  // O(1) difference is a disagreement; the same runs 1e-9 apart agree.
+  ResultSummary up, down;
+  up.problem = down.problem = "my_slider_crank";
+  up.status = down.status = "ok";
+  up.method = "ida";
+  down.method = "odeint-dopri5";
+  up.rtol = down.rtol = 1e-8;
+  up.atol = down.atol = 1e-10;
+  up.outputs["theta"] = 3.14159;
+  down.outputs["theta"] = 0.0;
+  auto rows = CompareOutputsAcrossMethods({up, down});
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].disagree);
+  down.outputs["theta"] = 3.14159 + 1e-9;
+  rows = CompareOutputsAcrossMethods({up, down});
+  REQUIRE(rows.size() == 1);
+  CHECK_FALSE(rows[0].disagree);
+  up.error_rel = 1e-9;  // a reference exists: the reference judges, not the agreement table
+  CHECK(CompareOutputsAcrossMethods({up, down}).empty());
+}
+
 TEST_CASE("the all_methods experiment is every registered method on every problem", "[report]") {
   const SweepFile sweep = ReadSweepFile(std::string(MBBENCH_EXPERIMENTS_DIR) + "/all_methods.json");
   std::set<std::pair<std::string, std::string>> pairs;
