@@ -95,6 +95,9 @@ struct ResultSummary {
   std::map<std::string, double> outputs;  // the named outputs (only of an ok run)
   /// Every number under `metrics`, flattened with dots (error.scd, energy.max_rel_drift).
   std::map<std::string, double> metrics;
+  /// Set by the report (LabelConfigurations): the configuration label when it shows more
+  /// than the non-default parameters; "" otherwise.
+  std::string configuration_label;
 };
 /// One `mbbench stability` result (mbbench.stability/1) under a results directory.
 struct StabilitySummary {

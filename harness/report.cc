@@ -386,7 +386,8 @@ std::vector<ResultSummary> WithProblemLabels(std::vector<ResultSummary> rows) {
 
 int WriteReport(const std::string& dir, std::vector<UnreadableResult>& unreadable) {
   const size_t unreadable_before = unreadable.size();
-  const std::vector<ResultSummary> rows = WithProblemLabels(ReadResultSummaries(dir, &unreadable));
+  std::vector<ResultSummary> rows = WithProblemLabels(ReadResultSummaries(dir, &unreadable));
+  LabelConfigurations(rows);
   std::set<std::string> problems;
   for (const auto& r : rows) problems.insert(r.problem);
   const bool gnuplot = HaveGnuplot();

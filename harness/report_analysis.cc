@@ -55,8 +55,27 @@ std::string NonDefaultParameters(const std::string& method,
 }
 
 std::string ConfigurationLabel(const ResultSummary& r) {
+  if (!r.configuration_label.empty()) return r.configuration_label;
   const std::string parameters = NonDefaultParameters(r.method, r.method_parameters);
   return parameters.empty() ? r.method : r.method + " " + parameters;
+}
+
+void LabelConfigurations(std::vector<ResultSummary>& rows) {
+  std::map<std::string, std::map<std::string, std::set<std::string>>> values;
+  for (const auto& r : rows)
+    for (const auto& [k, v] : r.method_parameters) values[r.method][k].insert(v);
+  for (auto& r : rows) {
+    r.configuration_label.clear();
+    const std::string non_default = NonDefaultParameters(r.method, r.method_parameters);
+    std::string label = r.method;
+    for (const auto& [k, v] : r.method_parameters) {
+      const std::string assignment = k + "=" + v;
+      const bool shown =
+          (" " + non_default + " ").find(" " + assignment + " ") != std::string::npos;
+      if (shown || values[r.method][k].size() > 1) label += " " + assignment;
+    }
+    r.configuration_label = label;
+  }
 }
 
 std::string SweptValue(const ResultSummary& r) {

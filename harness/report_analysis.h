@@ -20,6 +20,11 @@ std::string ConfigurationLabel(const ResultSummary& r);
 std::string NonDefaultParameters(const std::string& method,
                                  const std::map<std::string, std::string>& parameters);
 
+/// Sets configuration_label so that a parameter whose value differs among the runs of one
+/// method is named on every line, default or not (a sweep over formulation = index1, index2
+/// gives "ida formulation=index1" and "ida formulation=index2", not "ida").
+void LabelConfigurations(std::vector<ResultSummary>& rows);
+
 /// The swept value of a run: "h=1e-03" for a fixed step, else "rtol=1e-07"; "" if neither.
 std::string SweptValue(const ResultSummary& r);
 

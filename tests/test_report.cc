@@ -60,7 +60,14 @@ TEST_CASE("an ida sweep over two formulations x three rtol gives two labelled li
   CHECK(swept_by_configuration.count("ida formulation=index1") == 1);
   REQUIRE(WriteReport(out.string()) == 6);
   const std::string md = ReadAll(out / "report.md");
+  // In the report both lines name the swept parameter, the default one too.
   CHECK(md.find("| ida formulation=index1 | rtol=1e-07 |") != std::string::npos);
+  CHECK(md.find("| ida formulation=index2 | rtol=1e-07 |") != std::string::npos);
+  std::vector<ResultSummary> labelled = rows;
+  LabelConfigurations(labelled);
+  std::set<std::string> labels;
+  for (const auto& r : labelled) labels.insert(ConfigurationLabel(r));
+  CHECK(labels == std::set<std::string>{"ida formulation=index1", "ida formulation=index2"});
   CHECK(md.find("Method x problem grid") != std::string::npos);
   CHECK(md.find("## Environment") != std::string::npos);
 }
