@@ -139,6 +139,17 @@ CheckOutcome CheckStability(const std::string& file, const CheckOptions& o) {
   return outcome;
 }
 
+IndexEntry IndexLine(const std::string& file, const std::string& problem, const std::string& method,
+                     const std::string& status, const std::string& reason) {
+  IndexEntry entry;
+  entry.file = file;
+  entry.problem = problem;
+  entry.method = method;
+  entry.status = status;
+  entry.message = reason;
+  return entry;
+}
+
 bool IsStabilityDocument(const std::string& file) {
   return ReadDocumentSchema(file) == kStabilitySchema;
 }
@@ -241,10 +252,10 @@ int RunCheck(const CheckOptions& o) {
     for (const auto& file : files) {
       if (IsStabilityDocument(file)) {
         const StabilityBaselineValues b = ReadStabilityBaselineValues(file);
-        index.push_back({b.file, b.problem, b.method, "", "stability", o.reason});
+        index.push_back(IndexLine(b.file, b.problem, b.method, "stability", o.reason));
       } else {
         const BaselineValues b = ReadBaselineValues(file);
-        index.push_back({b.file, b.problem, b.method, "", b.status, o.reason});
+        index.push_back(IndexLine(b.file, b.problem, b.method, b.status, o.reason));
       }
     }
     WriteFileAtomically(baseline_dir + "/index.json", IndexToJson("baselines: " + o.reason, index));

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <mutex>
@@ -17,11 +18,13 @@
 #include <cmath>
 
 #include "harness/check_command.h"
+#include "harness/export.h"
 #include "harness/fastest.h"
 #include "harness/file_names.h"
 #include "harness/json_io.h"
 #include "harness/reference_maker.h"
 #include "harness/report.h"
+#include "harness/report_analysis.h"
 #include "harness/runner.h"
 #include "harness/stability.h"
 
@@ -131,42 +134,54 @@ std::string Cell(const std::optional<double>& x, const char* format = "%.2e") {
   return x ? Fmt(format, *x) : std::string("-");
 }
 
-// Column widths of the run table: the longest catalogue id and method name, so that no row
-// shifts the columns after it.
-int ProblemColumn() {
-  static const int width = [] {
-    size_t w = 22;
-    for (const auto& e : ProblemCatalogue()) w = std::max(w, e.id.size());
-    return static_cast<int>(w);
-  }();
-  return width;
+// The settings of a run in the table: the step or the tolerance that was used and the
+// method's non-default parameters, so the rows of a sweep say what differs.
+std::string SettingsCell(const RunRecord& r) {
+  std::string s;
+  if (r.h && !r.rtol)
+    s = "h=" + Fmt("%.3g", *r.h);
+  else if (r.rtol)
+    s = "rtol=" + Fmt("%.3g", *r.rtol);
+  const std::string parameters = NonDefaultParameters(r.method_id, r.method_parameters);
+  if (!parameters.empty()) s += (s.empty() ? "" : " ") + parameters;
+  return s.empty() ? "-" : s;
 }
 
-int MethodColumn() {
-  static const int width = [] {
-    size_t w = 15;
-    for (const auto& e : MethodRegistry()) w = std::max(w, e.name.size());
-    return static_cast<int>(w);
-  }();
-  return width;
+// Column widths of the run table: the longest problem id, method name and settings among the
+// rows, so that no row shifts the columns after it.
+struct TableWidths {
+  int problem = 7, method = 6, settings = 8;
+};
+
+TableWidths WidthsOf(const std::vector<IndexEntry>& index, const std::vector<RunRecord>& records,
+                     const std::vector<char>& have_record) {
+  TableWidths w;
+  for (size_t i = 0; i < index.size(); ++i) {
+    w.problem = std::max(w.problem, static_cast<int>(index[i].problem.size()));
+    w.method = std::max(w.method, static_cast<int>(index[i].method.size()));
+    if (have_record[i])
+      w.settings = std::max(w.settings, static_cast<int>(SettingsCell(records[i]).size()));
+  }
+  return w;
 }
 
-void PrintTableHeader() {
-  std::printf("%-*s %-*s %-14s %9s %10s %10s %10s %10s\n", ProblemColumn(), "problem",
-              MethodColumn(), "method", "status", "steps", "wall[s]", "energy", "constraint",
-              "error");
-  std::printf("%-*s %-*s %-14s %9s %10s %10s %10s %10s\n", ProblemColumn(), "", MethodColumn(), "",
-              "", "", "(median)", "rel.drift", "|Phi|max", "rel.max");
+void PrintTableHeader(const TableWidths& w) {
+  std::printf("%-*s %-*s %-*s %-14s %9s %10s %10s %10s %10s\n", w.problem, "problem", w.method,
+              "method", w.settings, "settings", "status", "steps", "wall[s]", "energy",
+              "constraint", "error");
+  std::printf("%-*s %-*s %-*s %-14s %9s %10s %10s %10s %10s\n", w.problem, "", w.method, "",
+              w.settings, "", "", "", "(median)", "rel.drift", "|Phi|max", "rel.max[-]");
 }
 
-void PrintTableRow(const RunRecord& r) {
+void PrintTableRow(const RunRecord& r, const TableWidths& w) {
   std::optional<double> wall, err;
   if (r.wall_time) wall = r.wall_time->median;
   if (r.metrics.error) err = r.metrics.error->position_max_rel;
   const bool ran = r.status == RunStatus::kOk || r.metrics.samples > 0;
-  std::printf("%-*s %-*s %-14s %9ld %10s %10s %10s %10s\n", ProblemColumn(), r.problem_id.c_str(),
-              MethodColumn(), r.method_id.c_str(), ToString(r.status), r.counters.steps,
-              Cell(wall, "%.3g").c_str(), ran ? Cell(r.metrics.energy_max_rel_drift).c_str() : "-",
+  std::printf("%-*s %-*s %-*s %-14s %9ld %10s %10s %10s %10s\n", w.problem, r.problem_id.c_str(),
+              w.method, r.method_id.c_str(), w.settings, SettingsCell(r).c_str(),
+              ToString(r.status), r.counters.steps, Cell(wall, "%.3g").c_str(),
+              ran ? Cell(r.metrics.energy_max_rel_drift).c_str() : "-",
               ran ? Cell(r.metrics.position_residual_max).c_str() : "-", Cell(err).c_str());
   if (r.status != RunStatus::kOk && !r.message.empty())
     std::printf("    -> %s\n", r.message.c_str());
@@ -378,27 +393,54 @@ int RunBatch(const std::vector<BatchItem>& items, const std::string& dir, const 
   for (int k = 0; k < std::max(1, jobs); ++k) threads.emplace_back(worker);
   for (auto& t : threads) t.join();
 
+  for (auto& entry : index) AddResultToIndexEntry(dir, entry);
   WriteFileAtomically(dir + "/index.json", IndexToJson(name, index));
-  PrintTableHeader();
+  const TableWidths widths = WidthsOf(index, records, have_record);
+  PrintTableHeader(widths);
   for (size_t i = 0; i < items.size(); ++i) {
     if (have_record[i]) {
-      PrintTableRow(records[i]);
+      PrintTableRow(records[i], widths);
       if (!rerun_reasons[i].empty()) std::printf("    -> %s\n", rerun_reasons[i].c_str());
     } else {
-      std::printf("%-*s %-*s %-14s %s\n", ProblemColumn(), index[i].problem.c_str(), MethodColumn(),
-                  index[i].method.c_str(), index[i].status.c_str(), index[i].message.c_str());
+      std::printf("%-*s %-*s %-*s %-14s %s\n", widths.problem, index[i].problem.c_str(),
+                  widths.method, index[i].method.c_str(), widths.settings, "",
+                  index[i].status.c_str(), index[i].message.c_str());
     }
   }
   std::printf("results: %s/ (index.json + one JSON per run)\n", dir.c_str());
   return any_failed ? kExitRunsFailed : kExitOk;
 }
 
+// --all-methods: every registered method on every catalogue problem (or on -p PROBLEM) at the
+// problem's default step or the default tolerances; a method that cannot run a problem
+// records not_applicable with its reason. The report's first table is this grid.
+int RunAllMethods(const RunOptions& o, int jobs, bool progress) {
+  if (o.has_method) throw InputError("run: --all-methods and -m: give one of them");
+  if (!o.spec.model_file.empty())
+    throw InputError("run: --all-methods works on -p or the catalogue");
+  std::vector<std::string> problems;
+  if (o.has_problem)
+    problems.push_back(o.spec.problem);
+  else
+    for (const auto& entry : ProblemCatalogue()) problems.push_back(entry.id);
+  std::vector<BatchItem> items;
+  for (const auto& problem : problems)
+    for (const auto& method : MethodRegistry()) {
+      BatchItem item{o.spec, problem + "_" + method.name};
+      item.spec.problem = problem;
+      item.spec.method = method.name;
+      items.push_back(item);
+    }
+  return RunBatch(items, o.out, "all methods", jobs, false, ShowProgress(progress));
+}
+
 int CmdRun(const CommonOptions& common, bool series, const std::string& repeats,
-           const std::string& jobs_text, bool progress) {
+           const std::string& jobs_text, bool progress, bool all_methods) {
   RunOptions o = ToRunOptions(common, "results/latest");
   o.spec.series = series;
   if (!repeats.empty()) o.spec.repeats = Count(repeats, "--repeats", 0, 1000);
   const int jobs = jobs_text.empty() ? 1 : Count(jobs_text, "--jobs", 1, kMaxJobs);
+  if (all_methods) return RunAllMethods(o, jobs, progress);
   if (!o.has_problem) {
     // The embedded default catalogue: every problem with its default methods.
     if (o.has_method || !o.spec.problem_parameters.values().empty())
@@ -496,7 +538,9 @@ int CmdSweep(const std::string& file, const std::string& jobs_text, const std::s
 }
 
 // Runs the figure recipes of one paper (or all) from the source tree, with MBBENCH pointing
-// at this executable. The recipes are scripts: each states what it regenerates.
+// at this executable and MBBENCH_FIGURES_OUT at <working directory>/results/figures: the
+// recipes write to ${MBBENCH_FIGURES_OUT}/<paper>/, so the figures land where the user is,
+// not in the source tree. The recipes are scripts: each states what it regenerates.
 int CmdFigures(const std::string& paper) {
   const fs::path dir = fs::path(MBBENCH_SOURCE_DIR) / "scripts" / "figures";
   std::vector<fs::path> scripts;
@@ -511,11 +555,15 @@ int CmdFigures(const std::string& paper) {
   if (scripts.empty())
     throw InputError("figures: no recipe for paper '" + paper + "' in " + dir.string());
   const std::string self = fs::read_symlink("/proc/self/exe").string();
+  const std::string out = (fs::current_path() / "results" / "figures").string();
+  fs::create_directories(out);
+  std::fprintf(stderr, "figures: writing under %s\n", out.c_str());
   int failures = 0;
   for (const auto& script : scripts) {
     std::fprintf(stderr, "figures: %s\n", script.filename().c_str());
     const std::string command = "cd '" + std::string(MBBENCH_SOURCE_DIR) + "' && MBBENCH='" + self +
-                                "' bash '" + script.string() + "'";
+                                "' MBBENCH_FIGURES_OUT='" + out + "' bash '" + script.string() +
+                                "'";
     if (std::system(command.c_str()) != 0) {
       std::fprintf(stderr, "figures: %s failed\n", script.filename().c_str());
       ++failures;
@@ -531,7 +579,14 @@ int CmdReference(const CommonOptions& common, const std::string& samples_text) {
   const TabulatedReference ref =
       MakeReference(o.spec.problem, o.spec.problem_parameters, samples, o.spec.t_end);
   RequireSafeName(ref.problem, "problem id");
-  const std::string dir = ReferenceDirectory() + "/" + ref.problem;
+  // Into $MBBENCH_REFERENCE_DIR when set, else ./reference/<problem>/ under the working
+  // directory (never the source tree of the binary); runs find it with
+  // MBBENCH_REFERENCE_DIR=$PWD/reference (docs/reports.md). Run from the source tree, this is
+  // the suite's own reference directory.
+  const char* env = std::getenv("MBBENCH_REFERENCE_DIR");
+  const std::string dir =
+      (env != nullptr ? std::string(env) : (fs::current_path() / "reference").string()) + "/" +
+      ref.problem;
   fs::create_directories(dir);
   WriteReferenceEntry(dir + "/reference.json", ref);
   std::printf("%s: %zu samples to t = %g, methods differ by %.2e, %g digits claimed\nwritten: %s\n",
@@ -550,6 +605,21 @@ int CmdReport(const std::string& dir) {
     std::fprintf(stderr, "mbbench: error: unreadable result %s: %s\n", u.file.c_str(),
                  u.reason.c_str());
   return count > 0 && unreadable.empty() ? kExitOk : kExitRunsFailed;
+}
+
+// Every result under DIR as one table: DIR/results.csv or DIR/results.json, or --out FILE.
+int CmdExport(const std::string& dir, bool csv, bool as_json, std::string out) {
+  if (csv == as_json) throw InputError("export: give exactly one of --csv and --json");
+  if (!fs::is_directory(dir)) throw InputError("export: " + dir + ": not a directory");
+  std::vector<UnreadableResult> unreadable;
+  const std::vector<ResultSummary> rows = ReadResultSummaries(dir, &unreadable);
+  if (out.empty()) out = dir + (csv ? "/results.csv" : "/results.json");
+  WriteFileAtomically(out, csv ? ResultsToCsv(rows) : ResultsToJsonTable(rows));
+  std::printf("%zu results -> %s\n", rows.size(), out.c_str());
+  for (const auto& u : unreadable)
+    std::fprintf(stderr, "mbbench: error: unreadable result %s: %s\n", u.file.c_str(),
+                 u.reason.c_str());
+  return unreadable.empty() ? kExitOk : kExitRunsFailed;
 }
 
 }  // namespace
@@ -585,7 +655,10 @@ int RunCli(const std::vector<std::string>& argv) {
   run->add_option("--repeats", repeats, "timed repeats after the instrumented run (default 5)")
       ->type_name("K");
   run->add_option("--jobs", run_jobs, "runs in parallel (default 1)")->type_name("N");
-  bool run_progress = false, sweep_progress = false;
+  bool run_progress = false, sweep_progress = false, all_methods = false;
+  run->add_flag("--all-methods", all_methods,
+                "every registered method on every problem (or on -p PROBLEM) at its default "
+                "step or tolerance; not_applicable cells record why");
   run->add_flag("--progress", run_progress,
                 "progress lines on stderr even when it is not a terminal (at most one per 2 s)");
 
@@ -647,6 +720,15 @@ int RunCli(const std::vector<std::string>& argv) {
       app.add_subcommand("report", "report.md + report.html with work-precision plots");
   report->add_option("directory", report_dir, "results directory")->required();
 
+  std::string export_dir, export_out;
+  bool export_csv = false, export_json = false;
+  CLI::App* export_cmd = app.add_subcommand(
+      "export", "every result under a directory as one tidy table (CSV or JSON) for pandas/Matlab");
+  export_cmd->add_option("directory", export_dir, "results directory")->required();
+  export_cmd->add_flag("--csv", export_csv, "write DIR/results.csv");
+  export_cmd->add_flag("--json", export_json, "write DIR/results.json (an array of rows)");
+  export_cmd->add_option("--out", export_out, "write to this file instead");
+
   CommonOptions reference_options;
   std::string samples;
   CLI::App* reference = app.add_subcommand(
@@ -678,7 +760,8 @@ int RunCli(const std::vector<std::string>& argv) {
 
   try {
     if (list->parsed()) return CmdList(list_what);
-    if (run->parsed()) return CmdRun(run_options, series, repeats, run_jobs, run_progress);
+    if (run->parsed())
+      return CmdRun(run_options, series, repeats, run_jobs, run_progress, all_methods);
     if (stability->parsed()) {
       if (!h_min.empty()) stability_search.h_min = PositiveNumber(h_min, "--h-min");
       if (!h_max.empty()) stability_search.h_max = PositiveNumber(h_max, "--h-max");
@@ -696,6 +779,7 @@ int RunCli(const std::vector<std::string>& argv) {
     }
     if (figures->parsed()) return CmdFigures(paper);
     if (report->parsed()) return CmdReport(report_dir);
+    if (export_cmd->parsed()) return CmdExport(export_dir, export_csv, export_json, export_out);
     if (reference->parsed()) return CmdReference(reference_options, samples);
     if (fastest->parsed()) return CmdFastest(fastest_options);
     throw InputError("no command");  // unreachable: require_subcommand(1)

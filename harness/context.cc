@@ -8,6 +8,9 @@
 #include <fstream>
 #include <thread>
 
+#include <stdlib.h>
+#include <unistd.h>
+
 #include "build_info.h"
 #include "git_info.h"
 
@@ -54,9 +57,18 @@ const RunContext& CurrentContext() {
     c.cpu = CpuModel();
     c.cores = static_cast<int>(std::thread::hardware_concurrency());
     c.date = UtcNow();
+    c.simbody = MBBENCH_SIMBODY_VERSION;
+    char host[256] = {};
+    if (gethostname(host, sizeof host - 1) == 0) c.host = host;
     return c;
   }();
   return context;
+}
+
+std::optional<std::array<double, 3>> LoadAverageNow() {
+  std::array<double, 3> load{};
+  if (getloadavg(load.data(), 3) != 3) return std::nullopt;
+  return load;
 }
 
 }  // namespace mbb

@@ -17,6 +17,8 @@
 #include "harness/context.h"
 #include "harness/reference_maker.h"
 #include "harness/regression.h"
+#include "methods/method.h"
+#include "problems/problem.h"
 
 namespace mbb {
 
@@ -49,7 +51,9 @@ json ContextJson() {
           {"boost", c.boost},
           {"cpu", c.cpu},
           {"cores", c.cores},
-          {"date", c.date}};
+          {"date", c.date},
+          {"simbody", c.simbody.empty() ? json(nullptr) : json(c.simbody)},
+          {"host", c.host}};
 }
 
 json ProblemJson(const RunRecord& r) {
@@ -150,6 +154,8 @@ std::string RunRecordToJson(const RunRecord& r, const std::string& series_file) 
   json j;
   j["schema"] = kResultSchema;
   j["context"] = ContextJson();
+  j["context"]["load_average"] =
+      r.load_average ? json(*r.load_average) : json(nullptr);  // at the start of the run
   j["problem"] = ProblemJson(r);
   j["method"] = MethodJson(r);
   j["settings"] = SettingsJson(r);
@@ -243,15 +249,47 @@ std::string SeriesToCsv(const RunRecord& r, const std::vector<std::string>& outp
   return out.str();
 }
 
+bool LooksNumeric(const std::string& text) {
+  if (text.empty()) return false;
+  char* end = nullptr;
+  const double x = std::strtod(text.c_str(), &end);
+  return *end == '\0' && std::isfinite(x) && !std::isspace(static_cast<unsigned char>(text[0]));
+}
+
+namespace {
+// Parameters with their values typed: numbers as numbers, true/false as booleans.
+json TypedParameters(const std::map<std::string, std::string>& parameters) {
+  json j = json::object();
+  for (const auto& [key, value] : parameters) {
+    if (LooksNumeric(value))
+      j[key] = std::strtod(value.c_str(), nullptr);
+    else if (value == "true" || value == "false")
+      j[key] = value == "true";
+    else
+      j[key] = value;
+  }
+  return j;
+}
+}  // namespace
+
 std::string IndexToJson(const std::string& name, const std::vector<IndexEntry>& entries) {
   json runs = json::array();
-  for (const auto& e : entries)
-    runs.push_back({{"file", e.file},
-                    {"problem", e.problem},
-                    {"method", e.method},
-                    {"status", e.status},
-                    {"configuration_hash", e.configuration_hash},
-                    {"message", e.message}});
+  for (const auto& e : entries) {
+    json run = {{"file", e.file},
+                {"problem", e.problem},
+                {"method", e.method},
+                {"status", e.status},
+                {"configuration_hash", e.configuration_hash},
+                {"message", e.message}};
+    if (e.has_result) {
+      run["problem_parameters"] = TypedParameters(e.problem_parameters);
+      run["method_parameters"] = TypedParameters(e.method_parameters);
+      run["settings"] = {
+          {"h", Optional(e.h)}, {"rtol", Optional(e.rtol)}, {"atol", Optional(e.atol)}};
+      run["metrics"] = e.metrics;
+    }
+    runs.push_back(run);
+  }
   json j = {{"schema", kIndexSchema}, {"name", name}, {"context", ContextJson()}, {"runs", runs}};
   return j.dump(2) + "\n";
 }
@@ -563,6 +601,134 @@ BaselineValues BaselineValuesOf(const RunRecord& record) {
   return ParseBaselineValues(json::parse(RunRecordToJson(record)), record.problem_id);
 }
 
+namespace {
+// Every number under `j`, keyed by its path joined with dots (arrays by index).
+void FlattenNumbers(const json& j, const std::string& prefix, std::map<std::string, double>& out) {
+  if (j.is_number()) {
+    out[prefix] = j.get<double>();
+  } else if (j.is_object()) {
+    for (const auto& [key, value] : j.items())
+      FlattenNumbers(value, prefix.empty() ? key : prefix + "." + key, out);
+  } else if (j.is_array()) {
+    for (size_t i = 0; i < j.size(); ++i)
+      FlattenNumbers(j[i], prefix + "." + std::to_string(i), out);
+  }
+}
+}  // namespace
+
+std::vector<StabilitySummary> ReadStabilitySummaries(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::vector<StabilitySummary> out;
+  if (!fs::is_directory(dir)) return out;
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.is_directory() || name.size() < 15 ||
+        name.compare(name.size() - 15, 15, ".stability.json") != 0)
+      continue;
+    try {
+      std::ifstream in(entry.path());
+      const json j = json::parse(in);
+      if (j.value("schema", "") != kStabilitySchema) continue;
+      StabilitySummary s;
+      s.file = fs::relative(entry.path(), dir).string();
+      s.problem = j.at("problem").at("id").get<std::string>();
+      s.method = j.at("method").at("id").get<std::string>();
+      s.method_parameters = j["method"].value("parameters", std::map<std::string, std::string>{});
+      s.h_max_stable = OptionalNumber(j.at("h_max_stable"));
+      s.h_min_unstable = OptionalNumber(j.at("h_min_unstable"));
+      s.criterion = j.at("criterion").value("name", "");
+      s.t_end = j.at("settings").value("t_end", 0.0);
+      s.trials = static_cast<int>(j.value("trials", json::array()).size());
+      s.message = j.value("message", "");
+      out.push_back(std::move(s));
+    } catch (const json::exception&) {
+      continue;  // not a stability result this reader understands
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.problem, a.method, a.file) < std::tie(b.problem, b.method, b.file);
+  });
+  return out;
+}
+
+namespace {
+// The summary of one result document; throws json::exception on a missing key or wrong type.
+ResultSummary SummaryOf(json j, const std::string& file) {  // a copy: j["key"] may insert null
+  ResultSummary r;
+  r.file = file;
+  r.problem = j.at("problem").at("id").get<std::string>();
+  r.problem_parameters = j["problem"].at("parameters").get<std::map<std::string, std::string>>();
+  r.method = j.at("method").at("id").get<std::string>();
+  r.method_parameters = j["method"].at("parameters").get<std::map<std::string, std::string>>();
+  r.status = j.at("status").get<std::string>();
+  r.message = j.value("message", "");
+  r.h = OptionalNumber(j.at("settings").at("h"));
+  r.rtol = OptionalNumber(j["settings"].at("rtol"));
+  const json& m = j.at("metrics");
+  r.steps = m.at("steps").get<long>();
+  if (m.at("wall_time_s").is_object())
+    r.wall_median = OptionalNumber(m["wall_time_s"].at("median"));
+  r.time_per_step = OptionalNumber(m.at("time_per_step_s"));
+  if (m.contains("error")) {
+    r.error_rel = OptionalNumber(m["error"].at("position_max_rel"));
+    r.scd = OptionalNumber(m["error"].at("scd"));
+  }
+  r.energy_rel_drift = OptionalNumber(m.at("energy").at("max_rel_drift"));
+  r.position_residual = OptionalNumber(m.at("constraint_residual").at("position_max"));
+  const json& c = j.at("context");
+  r.cpu = c.value("cpu", "");
+  r.cores = c.value("cores", 0);
+  r.compiler = c.value("compiler", "");
+  r.git_commit = c.value("git_commit", "");
+  r.date = c.value("date", "");
+  r.git_dirty = c.value("git_dirty", false);
+  for (auto [key, field] : {std::pair{"flags", &r.flags},
+                            {"build_type", &r.build_type},
+                            {"eigen", &r.eigen},
+                            {"sundials", &r.sundials},
+                            {"boost", &r.boost},
+                            {"host", &r.host}})
+    if (c.contains(key) && c[key].is_string()) *field = c[key].get<std::string>();
+  if (c.contains("simbody") && c["simbody"].is_string()) r.simbody = c["simbody"];
+  if (c.contains("load_average") && c["load_average"].is_array() && !c["load_average"].empty() &&
+      c["load_average"][0].is_number())
+    r.load_average_1min = c["load_average"][0].get<double>();
+  r.atol = OptionalNumber(j["settings"].value("atol", json(nullptr)));
+  if (j["settings"].contains("t_end") && j["settings"]["t_end"].is_number())
+    r.t_end = j["settings"]["t_end"].get<double>();
+  if (j.contains("series") && j["series"].is_string()) r.series_file = j["series"];
+  if (r.status == "ok" && j.contains("outputs") && j["outputs"].is_object())
+    for (const auto& [name, value] : j["outputs"].items())
+      if (value.is_number()) r.outputs[name] = value.get<double>();
+  FlattenNumbers(m, "", r.metrics);
+  return r;
+}
+}  // namespace
+
+std::optional<ResultSummary> ReadResultSummaryFile(const std::string& path) {
+  try {
+    std::ifstream in(path);
+    if (!in) return std::nullopt;
+    const json j = json::parse(in);
+    if (!j.is_object() || j.value("schema", "") != kResultSchema) return std::nullopt;
+    return SummaryOf(j, std::filesystem::path(path).filename().string());
+  } catch (const json::exception&) {
+    return std::nullopt;
+  }
+}
+
+void AddResultToIndexEntry(const std::string& dir, IndexEntry& entry) {
+  const auto r = ReadResultSummaryFile(dir + "/" + entry.file);
+  if (!r) return;
+  entry.has_result = true;
+  entry.problem_parameters = r->problem_parameters;
+  entry.method_parameters = r->method_parameters;
+  entry.h = r->h;
+  entry.rtol = r->rtol;
+  entry.atol = r->atol;
+  entry.metrics = r->metrics;
+}
+
 std::vector<ResultSummary> ReadResultSummaries(const std::string& dir,
                                                std::vector<UnreadableResult>* unreadable) {
   namespace fs = std::filesystem;
@@ -589,35 +755,7 @@ std::vector<ResultSummary> ReadResultSummaries(const std::string& dir,
     }
     if (!j.is_object() || j.value("schema", "") != kResultSchema) continue;
     try {
-      ResultSummary r;
-      r.file = fs::relative(entry.path(), dir).string();
-      r.problem = j.at("problem").at("id").get<std::string>();
-      r.problem_parameters =
-          j["problem"].at("parameters").get<std::map<std::string, std::string>>();
-      r.method = j.at("method").at("id").get<std::string>();
-      r.method_parameters = j["method"].at("parameters").get<std::map<std::string, std::string>>();
-      r.status = j.at("status").get<std::string>();
-      r.message = j.value("message", "");
-      r.h = OptionalNumber(j.at("settings").at("h"));
-      r.rtol = OptionalNumber(j["settings"].at("rtol"));
-      const json& m = j.at("metrics");
-      r.steps = m.at("steps").get<long>();
-      if (m.at("wall_time_s").is_object())
-        r.wall_median = OptionalNumber(m["wall_time_s"].at("median"));
-      r.time_per_step = OptionalNumber(m.at("time_per_step_s"));
-      if (m.contains("error")) {
-        r.error_rel = OptionalNumber(m["error"].at("position_max_rel"));
-        r.scd = OptionalNumber(m["error"].at("scd"));
-      }
-      r.energy_rel_drift = OptionalNumber(m.at("energy").at("max_rel_drift"));
-      r.position_residual = OptionalNumber(m.at("constraint_residual").at("position_max"));
-      const json& c = j.at("context");
-      r.cpu = c.value("cpu", "");
-      r.cores = c.value("cores", 0);
-      r.compiler = c.value("compiler", "");
-      r.git_commit = c.value("git_commit", "");
-      r.date = c.value("date", "");
-      out.push_back(std::move(r));
+      out.push_back(SummaryOf(j, fs::relative(entry.path(), dir).string()));
     } catch (const json::exception& e) {
       refuse(entry.path(), std::string("malformed result document: ") + e.what());
     }
@@ -652,6 +790,18 @@ std::vector<std::string> ReadStrings(const json& j, const std::string& where) {
     if (!x.is_string()) throw InputError(where + ": must be an array of names");
     out.push_back(x.get<std::string>());
   }
+  return out;
+}
+
+// A matrix's "problems" or "methods": an array of names, or "all" for every catalogue problem
+// or every registered method (the full method x problem matrix, docs/experiments.md).
+std::vector<std::string> NamesOrAll(const json& j, const std::string& where, bool methods) {
+  if (!(j.is_string() && j.get<std::string>() == "all")) return ReadStrings(j, where);
+  std::vector<std::string> out;
+  if (methods)
+    for (const auto& e : MethodRegistry()) out.push_back(e.name);
+  else
+    for (const auto& e : ProblemCatalogue()) out.push_back(e.id);
   return out;
 }
 
@@ -759,9 +909,14 @@ SweepFile ParseSweepText(const std::string& text, const std::string& path, size_
   size_t count = j.contains("runs") && j["runs"].is_array() ? j["runs"].size() : 0;
   if (j.contains("matrix") && j["matrix"].is_object()) {
     const json& mtx = j["matrix"];
-    const size_t subjects = (mtx.contains("problems") ? Alternatives(mtx["problems"]).size() : 0) +
+    auto names = [&](const char* key, size_t all) -> size_t {
+      if (!mtx.contains(key)) return 0;
+      if (mtx[key].is_string() && mtx[key].get<std::string>() == "all") return all;
+      return Alternatives(mtx[key]).size();
+    };
+    const size_t subjects = names("problems", ProblemCatalogue().size()) +
                             (mtx.contains("models") ? Alternatives(mtx["models"]).size() : 0);
-    const size_t methods = mtx.contains("methods") ? Alternatives(mtx["methods"]).size() : 0;
+    const size_t methods = names("methods", MethodRegistry().size());
     count += subjects * methods * CombinationCount(mtx.value("param", json::object())) *
              CombinationCount(mtx.value("set", json::object()));
   }
@@ -810,11 +965,13 @@ SweepFile ParseSweepText(const std::string& text, const std::string& path, size_
       const std::string where = path + ": matrix";
       if (!mtx.is_object()) throw InputError(where + ": must be an object");
       CheckKeys(mtx, {"problems", "models", "methods", "param", "set"}, where);
-      const auto problems = ReadStrings(mtx.value("problems", json::array()), where + ".problems");
+      const auto problems =
+          NamesOrAll(mtx.value("problems", json::array()), where + ".problems", false);
       std::vector<std::string> models;
       for (const auto& m : ReadStrings(mtx.value("models", json::array()), where + ".models"))
         models.push_back(ModelPath(m, path, where + ".models"));
-      const auto methods = ReadStrings(mtx.value("methods", json::array()), where + ".methods");
+      const auto methods =
+          NamesOrAll(mtx.value("methods", json::array()), where + ".methods", true);
       // "param" and "set" values may be arrays: one run per combination (a stiffness study,
       // an rtol sweep for a work-precision diagram).
       const auto params = Combinations(mtx.value("param", json::object()), where + ".param");

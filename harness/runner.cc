@@ -1,5 +1,7 @@
 #include "harness/runner.h"
 
+#include "harness/context.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -198,6 +200,7 @@ RunRecord Execute(const RunSpec& spec) { return Execute(ResolveRun(spec), spec);
 
 RunRecord Execute(const ResolvedRun& run, const RunSpec& spec) {
   RunRecord record = DescribeRun(run);
+  record.load_average = LoadAverageNow();
   std::unique_ptr<Method> method = run.entry->create(run.method_parameters);
   const std::string reason = method->CheckApplicable(run.problem);
   if (!reason.empty()) {

@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=${MBBENCH:-build/harness/mbbench}
-OUT=results/figures/001/andrews
+OUT="${MBBENCH_FIGURES_OUT:-results/figures}/001/andrews"
 mkdir -p "$OUT"
 [ -x "$B" ] || { echo "paper001_andrews.sh: $B not found; build first" >&2; exit 2; }
 

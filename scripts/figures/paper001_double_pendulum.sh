@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=${MBBENCH:-build/harness/mbbench}
 [ -x "$B" ] || { echo "build first: $B not found" >&2; exit 2; }
-OUT=results/figures/001/double_pendulum
+OUT="${MBBENCH_FIGURES_OUT:-results/figures}/001/double_pendulum"
 mkdir -p "$OUT"
 run() { local name=$1; shift; "$B" run -p double_pendulum "$@" --series --repeats 0 --out "$OUT/$name" >/dev/null || true; }
 run fig15_index3_g0.5000005 -m newmark-index3 --set gamma=0.5000005 --set beta=0.2500006 --set h=1e-3

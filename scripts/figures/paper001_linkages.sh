@@ -19,7 +19,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=${MBBENCH:-build/harness/mbbench}
 [ -x "$B" ] || { echo "build first: $B not found" >&2; exit 2; }
-OUT=results/figures/001/linkages
+OUT="${MBBENCH_FIGURES_OUT:-results/figures}/001/linkages"
 mkdir -p "$OUT"
 
 run() {  # run NAME REPEATS ARGS...: one run into $OUT/NAME/

@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=${MBBENCH:-build/harness/mbbench}
 [ -x "$B" ] || { echo "build first: $B not found" >&2; exit 2; }
-OUT=results/figures/001
+OUT="${MBBENCH_FIGURES_OUT:-results/figures}/001"
 mkdir -p "$OUT"
 TABLE=$OUT/stability_table.md
 

@@ -1,0 +1,177 @@
+#include "harness/report_analysis.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "methods/method.h"
+
+namespace mbb {
+
+namespace {
+
+const MethodEntry* FindRegistered(const std::string& name) {
+  for (const auto& e : MethodRegistry())
+    if (e.name == name) return &e;
+  return nullptr;
+}
+
+std::string Short(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.3g", x);
+  return buffer;
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+}  // namespace
+
+std::string NonDefaultParameters(const std::string& method,
+                                 const std::map<std::string, std::string>& parameters) {
+  const MethodEntry* entry = FindRegistered(method);
+  std::string out;
+  for (const auto& [key, value] : parameters) {
+    bool is_default = false;
+    if (entry != nullptr)
+      for (const auto& p : entry->parameters)
+        if (p.name == key) {
+          // Numbers compare as numbers ("1" and "1.0" are the same default).
+          char* end_a = nullptr;
+          char* end_b = nullptr;
+          const double a = std::strtod(value.c_str(), &end_a);
+          const double b = std::strtod(p.default_value.c_str(), &end_b);
+          is_default = value == p.default_value ||
+                       (*end_a == '\0' && *end_b == '\0' && !value.empty() && a == b);
+        }
+    if (!is_default) out += (out.empty() ? "" : " ") + key + "=" + value;
+  }
+  return out;
+}
+
+std::string ConfigurationLabel(const ResultSummary& r) {
+  if (!r.configuration_label.empty()) return r.configuration_label;
+  const std::string parameters = NonDefaultParameters(r.method, r.method_parameters);
+  return parameters.empty() ? r.method : r.method + " " + parameters;
+}
+
+void LabelConfigurations(std::vector<ResultSummary>& rows) {
+  std::map<std::string, std::map<std::string, std::set<std::string>>> values;
+  for (const auto& r : rows)
+    for (const auto& [k, v] : r.method_parameters) values[r.method][k].insert(v);
+  for (auto& r : rows) {
+    r.configuration_label.clear();
+    const std::string non_default = NonDefaultParameters(r.method, r.method_parameters);
+    std::string label = r.method;
+    for (const auto& [k, v] : r.method_parameters) {
+      const std::string assignment = k + "=" + v;
+      const bool shown =
+          (" " + non_default + " ").find(" " + assignment + " ") != std::string::npos;
+      if (shown || values[r.method][k].size() > 1) label += " " + assignment;
+    }
+    r.configuration_label = label;
+  }
+}
+
+std::string SweptValue(const ResultSummary& r) {
+  if (r.h && !r.rtol) return "h=" + Short(*r.h);
+  if (r.rtol) return "rtol=" + Short(*r.rtol);
+  return "";
+}
+
+std::optional<double> FitLogLogSlope(const std::vector<std::pair<double, double>>& points) {
+  std::vector<std::pair<double, double>> logs;
+  std::set<double> xs;
+  for (const auto& [x, y] : points) {
+    if (!(x > 0.0) || !(y > 0.0)) return std::nullopt;
+    logs.push_back({std::log(x), std::log(y)});
+    xs.insert(x);
+  }
+  if (xs.size() < 2) return std::nullopt;
+  double mx = 0.0, my = 0.0;
+  for (const auto& [x, y] : logs) mx += x, my += y;
+  mx /= logs.size();
+  my /= logs.size();
+  double sxy = 0.0, sxx = 0.0;
+  for (const auto& [x, y] : logs) sxy += (x - mx) * (y - my), sxx += (x - mx) * (x - mx);
+  return sxy / sxx;
+}
+
+std::vector<OrderFit> FitObservedOrders(const std::vector<ResultSummary>& rows) {
+  std::map<std::pair<std::string, std::string>, std::vector<const ResultSummary*>> groups;
+  for (const auto& r : rows)
+    if (r.status == "ok" && r.h && !r.rtol && r.error_rel && *r.error_rel > 0.0)
+      groups[{r.problem, ConfigurationLabel(r)}].push_back(&r);
+  std::vector<OrderFit> fits;
+  for (const auto& [key, runs] : groups) {
+    std::vector<std::pair<double, double>> points;
+    for (const ResultSummary* r : runs) points.push_back({*r->h, *r->error_rel});
+    const auto slope = FitLogLogSlope(points);
+    if (!slope) continue;
+    OrderFit fit;
+    fit.problem = key.first;
+    fit.configuration = key.second;
+    fit.method = runs.front()->method;
+    fit.observed = *slope;
+    const MethodEntry* entry = FindRegistered(fit.method);
+    fit.declared = entry != nullptr ? entry->promises.order : 0;
+    fit.points = static_cast<int>(points.size());
+    fit.h_min = std::min_element(points.begin(), points.end())->first;
+    fit.h_max = std::max_element(points.begin(), points.end())->first;
+    fits.push_back(fit);
+  }
+  return fits;
+}
+
+double AgreementTolerance(const ResultSummary& r, double value) {
+  const double scale = 100.0 * (1.0 + std::abs(value));
+  if (r.rtol) return scale * (*r.rtol + r.atol.value_or(0.0));
+  if (r.h) {
+    const MethodEntry* entry = FindRegistered(r.method);
+    const int p = entry != nullptr && entry->promises.order > 0 ? entry->promises.order : 1;
+    return scale * std::pow(*r.h, p);
+  }
+  return scale * 1e-6;  // neither h nor rtol recorded: a loose default
+}
+
+std::vector<AgreementRow> CompareOutputsAcrossMethods(const std::vector<ResultSummary>& rows) {
+  std::set<std::string> with_reference;
+  for (const auto& r : rows)
+    if (r.status == "ok" && r.error_rel) with_reference.insert(r.problem);
+  std::map<std::pair<std::string, std::string>, std::vector<const ResultSummary*>> groups;
+  for (const auto& r : rows)
+    if (r.status == "ok" && !with_reference.count(r.problem))
+      for (const auto& [name, value] : r.outputs)
+        if (std::isfinite(value)) groups[{r.problem, name}].push_back(&r);
+  std::vector<AgreementRow> out;
+  for (const auto& [key, runs] : groups) {
+    if (runs.size() < 2) continue;
+    std::vector<double> values;
+    for (const ResultSummary* r : runs) values.push_back(r->outputs.at(key.second));
+    AgreementRow row;
+    row.problem = key.first;
+    row.output = key.second;
+    row.runs = static_cast<int>(runs.size());
+    row.median = Median(values);
+    for (const ResultSummary* r : runs) {
+      const double value = r->outputs.at(key.second);
+      const double deviation = std::abs(value - row.median);
+      const double tolerance = AgreementTolerance(*r, row.median);
+      if (deviation >= row.max_deviation) {
+        row.max_deviation = deviation;
+        row.tolerance = tolerance;
+        row.farthest = ConfigurationLabel(*r) + " " + SweptValue(*r);
+      }
+      if (deviation > tolerance) row.disagree = true;
+    }
+    out.push_back(row);
+  }
+  return out;
+}
+
+}  // namespace mbb

@@ -1,0 +1,69 @@
+// What the report computes from result summaries, apart from drawing: method configurations
+// as series, fitted observed orders of convergence, and the cross-method agreement of the
+// named outputs when a problem has no reference (docs/reports.md).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/json_io.h"
+
+namespace mbb {
+
+/// The method and its non-default parameters ("ida formulation=index1"): one line of a plot.
+/// Parameters equal to the registry's default are left out; h, rtol and atol are the swept
+/// values, never part of a configuration.
+std::string ConfigurationLabel(const ResultSummary& r);
+/// The non-default parameters alone ("formulation=index1 scheme=fox-goodwin"), "" if none.
+std::string NonDefaultParameters(const std::string& method,
+                                 const std::map<std::string, std::string>& parameters);
+
+/// Sets configuration_label so that a parameter whose value differs among the runs of one
+/// method is named on every line, default or not (a sweep over formulation = index1, index2
+/// gives "ida formulation=index1" and "ida formulation=index2", not "ida").
+void LabelConfigurations(std::vector<ResultSummary>& rows);
+
+/// The swept value of a run: "h=1e-03" for a fixed step, else "rtol=1e-07"; "" if neither.
+std::string SweptValue(const ResultSummary& r);
+
+/// Least-squares slope of log(y) against log(x); empty with fewer than two distinct
+/// positive x or a non-positive y.
+std::optional<double> FitLogLogSlope(const std::vector<std::pair<double, double>>& points);
+
+/// Observed order of one configuration on one problem: the slope of the position error
+/// against h over its fixed-step runs (ok runs with an error), beside the declared
+/// MethodPromises::order (0 when the method declares none or is unknown).
+struct OrderFit {
+  std::string problem, configuration, method;
+  double observed = 0.0;
+  int declared = 0;
+  int points = 0;
+  double h_min = 0.0, h_max = 0.0;
+};
+std::vector<OrderFit> FitObservedOrders(const std::vector<ResultSummary>& rows);
+
+/// One named output of a problem without a reference, across its ok runs: the median, the
+/// largest deviation from it and the tolerance it is judged against (the runs' own error
+/// levels, see AgreementTolerance); `disagree` when some run deviates beyond its tolerance.
+struct AgreementRow {
+  std::string problem, output;
+  double median = 0.0, max_deviation = 0.0, tolerance = 0.0;
+  std::string farthest;  // configuration and swept value of the farthest run
+  int runs = 0;
+  bool disagree = false;
+};
+/// Rows only for problems where no ok run has an error against a reference and at least
+/// two ok runs report the output.
+std::vector<AgreementRow> CompareOutputsAcrossMethods(const std::vector<ResultSummary>& rows);
+
+/// The deviation a run may show on an output of magnitude |value| before it is called a
+/// disagreement: 100 (rtol + atol) (1 + |value|) for an adaptive run, 100 h^p (1 + |value|)
+/// for a fixed-step run of declared order p (p = 1 when undeclared). The factor 100 allows
+/// for the global error exceeding the local tolerance (error accumulation over the horizon)
+/// and for an unknown error constant; a fallen pendulum against an upright one differs by
+/// O(1) and is flagged at any realistic setting.
+double AgreementTolerance(const ResultSummary& r, double value);
+
+}  // namespace mbb
