@@ -200,7 +200,7 @@ TEST_CASE("assumption (23): two rank-deficient bodies in a row are refused, nami
 TEST_CASE("small_mass_oscillator: the m1 = 0 model is O(m1) close, runs agree with exp(A t)",
           "[recursive]") {
   // Exact solutions: the distance is linear in m1 (singular perturbation, (3a)) with the
-  // constant PROBLEMS.md reports from an independent solution (about 1.25 m1 in p2).
+  // constant docs/problems.md reports from an independent solution (about 1.25 m1 in p2).
   const double d3 = MaxDistanceP2(1e-3), d4 = MaxDistanceP2(1e-4);
   CHECK(d3 / 1e-3 == Approx(1.25).epsilon(0.1));
   CHECK(d4 / d3 == Approx(0.1).epsilon(0.15));
