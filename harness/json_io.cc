@@ -15,6 +15,7 @@
 #include <tuple>
 
 #include "harness/context.h"
+#include "harness/json_file.h"
 #include "harness/reference_maker.h"
 #include "harness/regression.h"
 #include "methods/method.h"
@@ -489,16 +490,21 @@ std::optional<double> OptionalNumber(const json& j) {
   return std::nullopt;
 }
 
+// The problem and method a result or stability document describes, with their parameters.
+template <typename Values>
+void ParseRunIdentity(const json& j, Values& b) {
+  b.problem = j.at("problem").at("id").get<std::string>();
+  b.problem_parameters = j.at("problem").at("parameters").get<std::map<std::string, std::string>>();
+  b.method = j.at("method").at("id").get<std::string>();
+  b.method_parameters = j.at("method").at("parameters").get<std::map<std::string, std::string>>();
+}
+
 BaselineValues ParseBaselineValues(const json& j, const std::string& where) {
   try {
     if (j.value("schema", "") != kResultSchema)
       throw InputError(where + ": not a " + std::string(kResultSchema) + " document");
     BaselineValues b;
-    b.problem = j.at("problem").at("id").get<std::string>();
-    b.problem_parameters =
-        j.at("problem").at("parameters").get<std::map<std::string, std::string>>();
-    b.method = j.at("method").at("id").get<std::string>();
-    b.method_parameters = j.at("method").at("parameters").get<std::map<std::string, std::string>>();
+    ParseRunIdentity(j, b);
     const json& st = j.at("settings");
     b.h = OptionalNumber(st.at("h"));
     b.rtol = OptionalNumber(st.at("rtol"));
@@ -527,11 +533,7 @@ StabilityBaselineValues ParseStabilityBaselineValues(const json& j, const std::s
     if (j.value("schema", "") != kStabilitySchema)
       throw InputError(where + ": not a " + std::string(kStabilitySchema) + " document");
     StabilityBaselineValues b;
-    b.problem = j.at("problem").at("id").get<std::string>();
-    b.problem_parameters =
-        j.at("problem").at("parameters").get<std::map<std::string, std::string>>();
-    b.method = j.at("method").at("id").get<std::string>();
-    b.method_parameters = j.at("method").at("parameters").get<std::map<std::string, std::string>>();
+    ParseRunIdentity(j, b);
     const json& st = j.at("settings");
     b.t_end = st.at("t_end").get<double>();
     b.relative_precision = st.at("relative_precision").get<double>();
@@ -553,27 +555,17 @@ StabilityBaselineValues ParseStabilityBaselineValues(const json& j, const std::s
   }
 }
 
-json ParseJsonFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path + ": cannot open");
-  try {
-    return json::parse(in);
-  } catch (const json::exception& e) {
-    throw InputError(path + ": malformed JSON: " + e.what());
-  }
-}
-
 }  // namespace
 
 std::string ReadDocumentSchema(const std::string& path) {
-  const json j = ParseJsonFile(path);
+  const json j = ReadJsonFile(path);
   return j.is_object() && j.contains("schema") && j["schema"].is_string()
              ? j["schema"].get<std::string>()
              : "";
 }
 
 StabilityBaselineValues ReadStabilityBaselineValues(const std::string& path) {
-  StabilityBaselineValues b = ParseStabilityBaselineValues(ParseJsonFile(path), path);
+  StabilityBaselineValues b = ParseStabilityBaselineValues(ReadJsonFile(path), path);
   b.file = path.substr(path.find_last_of('/') + 1);
   return b;
 }
@@ -584,15 +576,7 @@ StabilityBaselineValues StabilityBaselineValuesOf(const StabilityRecord& record)
 }
 
 BaselineValues ReadBaselineValues(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path + ": cannot open");
-  json j;
-  try {
-    j = json::parse(in);
-  } catch (const json::exception& e) {
-    throw InputError(path + ": malformed JSON: " + e.what());
-  }
-  BaselineValues b = ParseBaselineValues(j, path);
+  BaselineValues b = ParseBaselineValues(ReadJsonFile(path), path);
   b.file = path.substr(path.find_last_of('/') + 1);
   return b;
 }

@@ -2,11 +2,11 @@
 
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <set>
 
 #include <nlohmann/json.hpp>
 
+#include "harness/json_file.h"
 #include "problems/parameters.h"
 
 namespace mbb {
@@ -100,14 +100,7 @@ std::string PaperValue(const PaperClaim& c) {
 }  // namespace
 
 std::vector<PaperClaim> ReadPaperClaims(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path + ": cannot open");
-  json j;
-  try {
-    j = json::parse(in);
-  } catch (const json::exception& e) {
-    throw InputError(path + ": malformed JSON: " + e.what());
-  }
+  const json j = ReadJsonFile(path);
   if (!j.is_object() || j.value("schema", "") != kClaimsSchema)
     throw InputError(path + ": not a " + std::string(kClaimsSchema) + " document");
   if (!j.contains("claims") || !j["claims"].is_array())
