@@ -61,8 +61,25 @@ void ConstraintFactorization::SolveMinimumNorm(ConstVectorRef b, VectorRef x) {
   }
   x_.setZero();
   x_.head(r) = y_.head(r);
-  x_.applyOnTheLeft(qr_.householderQ());
+  ApplyReflectors(x_, /*transposed=*/false);
   x = x_;
+}
+
+// Q x (or Q^T x) with Q = H_0 H_1 ... H_{p-1} the reflectors of the QR of Phi_q^T,
+// H_k = I - tau_k v_k v_k^T on rows k..n-1 with v_k = [1; essential part], one dot product
+// and one update each. Eigen's HouseholderSequence applied to a vector goes through a
+// dynamic-size block product that allocates a temporary per reflector (counted with an
+// interposed malloc), which a step loop must not do.
+void ConstraintFactorization::ApplyReflectors(Vector& x, bool transposed) const {
+  const int p = static_cast<int>(qr_.hCoeffs().size());
+  for (int i = 0; i < p; ++i) {
+    const int k = transposed ? i : p - 1 - i;
+    const int tail = n_ - k - 1;
+    const auto essential = qr_.matrixQR().col(k).tail(tail);
+    const double s = qr_.hCoeffs()(k) * (x(k) + essential.dot(x.tail(tail)));
+    x(k) -= s;
+    x.tail(tail).noalias() -= s * essential;
+  }
 }
 
 // lambda = P [R11^-1 Y^T c; 0].
@@ -74,7 +91,7 @@ void ConstraintFactorization::SolveMultipliers(ConstVectorRef c, VectorRef lambd
     y_.head(r).noalias() = basis_.leftCols(r).transpose() * c;
   } else {
     x_ = c;
-    x_.applyOnTheLeft(qr_.householderQ().adjoint());
+    ApplyReflectors(x_, /*transposed=*/true);
     y_.head(r) = x_.head(r);
   }
   qr_.matrixQR().topLeftCorner(r, r).triangularView<Eigen::Upper>().solveInPlace(y_.head(r));

@@ -83,6 +83,8 @@ class ConstraintFactorization {
         .solveInPlace(y.topRows(rank_));
   }
 
+  void ApplyReflectors(Vector& x, bool transposed) const;
+
   int m_, n_;
   Matrix phi_q_t_;
   Eigen::ColPivHouseholderQR<Matrix> qr_;

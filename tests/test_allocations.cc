@@ -1,4 +1,4 @@
-// "Inner loops allocate nothing": counts heap allocations (global operator new) in the
+// "Inner loops allocate nothing": counts heap allocations (operator new and malloc) in the
 // calls a step loop makes, after a warm-up call. Its own executable, because it replaces
 // operator new for the whole program.
 #include <catch2/catch.hpp>
@@ -20,9 +20,19 @@ namespace {
 std::atomic<long> g_allocations{0};
 }  // namespace
 
+// Eigen allocates its dynamic matrices with std::malloc, not operator new: malloc is counted
+// too, by interposing it over glibc's (the executable's definition wins for every library
+// loaded into the process; glibc exports the real one as __libc_malloc, and its free,
+// calloc and realloc work on those blocks unchanged).
+extern "C" void* __libc_malloc(std::size_t size);
+extern "C" void* malloc(std::size_t size) {
+  ++g_allocations;
+  return __libc_malloc(size);
+}
+
 void* operator new(std::size_t size) {
   ++g_allocations;
-  if (void* p = std::malloc(size ? size : 1)) return p;
+  if (void* p = __libc_malloc(size ? size : 1)) return p;
   throw std::bad_alloc();
 }
 void operator delete(void* p) noexcept { std::free(p); }

@@ -3,8 +3,8 @@
 // of twice the steps makes exactly as many heap allocations as the shorter run, so none
 // happens per step. Fixed-step modes run N and 2N steps; tolerance-controlled modes run to
 // half the horizon and to the horizon (more accepted and rejected steps). Part of the
-// allocation test binary: it uses the operator new counter of test_allocations.cc, which
-// sees C++ allocations only: SUNDIALS (C) allocates with malloc, not counted here.
+// allocation test binary: it uses the counter of test_allocations.cc, which counts operator
+// new and malloc (Eigen's dynamic matrices and the SUNDIALS C library allocate with malloc).
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -31,16 +31,36 @@ Counted CountRun(const Method& method, const Problem& p, const RunSettings& s) {
   return {AllocationCount() - before, outcome.counters.steps, outcome.status};
 }
 
-// Known per-step allocations (findings, checked inverted so a fix shows up).
+// Known per-step allocations (findings). `every_case`: the method allocates per step on
+// every conformance problem, checked inverted so a fix shows up; otherwise the allocation
+// happens only when the library re-evaluates its Jacobian within the extra steps, so a case
+// may or may not show it and none is checked.
 struct KnownAllocation {
   const char* method;
+  bool every_case;
   const char* reason;
 };
+constexpr const char* kDenseDifferenceQuotient =
+    "inside SUNDIALS 6.4: the dense difference-quotient Jacobian (idaLsDenseDQJac / "
+    "arkLsDenseDQJac) clones an empty N_Vector at each Jacobian evaluation (C malloc in the "
+    "library, about 3 per evaluation); a user-supplied Jacobian would avoid it";
 const KnownAllocation kKnownAllocations[] = {
-    {"simbody",
+    {"simbody", true,
      "the Simbody 3.7 library allocates inside its integrator and state realisation, ~146 "
      "operator new per fixed step (16914 in 100 steps, 31514 in 200 on planar_pendulum); the "
      "peer is a library, timed as it is"},
+    {"ida", false, kDenseDifferenceQuotient},
+    {"arkode-dirk", false, kDenseDifferenceQuotient},
+    {"joint-dense", false, kDenseDifferenceQuotient},
+    {"recursive", false, kDenseDifferenceQuotient},
+    {"recursive-zero-mass", false, kDenseDifferenceQuotient},
+    {"constrained-em", true,
+     "Eigen temporaries in the Newton loop of methods/energy_momentum (about 20 per step on "
+     "planar_pendulum): to be moved into the workspace"},
+    {"null-space-em", true,
+     "Eigen temporaries and the per-iteration SVD of the generic null space in "
+     "methods/energy_momentum (about 110 per step on planar_pendulum): to be moved into the "
+     "workspace"},
 };
 
 const KnownAllocation* FindKnown(const std::string& method) {
@@ -66,7 +86,7 @@ void CheckNoAllocationPerStep(const MethodEntry& entry, const Method& method,
   CHECK(b.steps > a.steps);
   if (const KnownAllocation* k = FindKnown(entry.name)) {
     INFO("known per-step allocation no longer occurs: remove it (" << k->reason << ")");
-    CHECK_FALSE(a.allocations == b.allocations);
+    if (k->every_case) CHECK_FALSE(a.allocations == b.allocations);
   } else {
     CHECK(a.allocations == b.allocations);
   }

@@ -434,7 +434,8 @@ class TangentNewmark final : public FixedStepMethod {
     w.vec_n = w.a1 - w.a0;
     w.residual.noalias() += w.mass * w.vec_n;
     auto rhs_k = w.rhs_k.head(k);
-    rhs_k.noalias() = -(null_space.transpose() * w.residual);
+    rhs_k.noalias() = null_space.transpose() * w.residual;  // negated below: -(A b) would
+    rhs_k = -rhs_k;                                         // evaluate into a temporary
     auto work = w.work_nn.leftCols(k);
     work.noalias() = w.stiffness * dx;
     work.noalias() -= w.dv * dxd;
