@@ -97,7 +97,20 @@ struct RunOptions {
   RunSpec spec;
   std::string out = "results/latest";
   bool has_problem = false, has_method = false;
+  bool time_limit_given = false;  // --time-limit (else --all-methods uses its default)
 };
+
+// The wall-clock limit of one run under --all-methods unless --time-limit is given: the
+// grid of every method on every problem then finishes in minutes on two cores, a cell that
+// needs longer records `failed` with the time reached (docs/reports.md).
+constexpr double kAllMethodsTimeLimit = 20.0;
+
+// --time-limit SECONDS: > 0 and finite (InputError naming the option otherwise).
+double TimeLimit(const std::string& text) {
+  const double limit = PositiveNumber(text, "--time-limit");
+  if (!std::isfinite(limit)) throw InputError("--time-limit " + text + ": must be finite");
+  return limit;
+}
 
 // Turns the common options into a RunSpec; throws InputError on a malformed value.
 RunOptions ToRunOptions(const CommonOptions& c, const std::string& default_out) {
@@ -414,10 +427,12 @@ int RunBatch(const std::vector<BatchItem>& items, const std::string& dir, const 
 // --all-methods: every registered method on every catalogue problem (or on -p PROBLEM) at the
 // problem's default step or the default tolerances; a method that cannot run a problem
 // records not_applicable with its reason. The report's first table is this grid.
-int RunAllMethods(const RunOptions& o, int jobs, bool progress) {
+int RunAllMethods(RunOptions o, int jobs, bool progress) {
   if (o.has_method) throw InputError("run: --all-methods and -m: give one of them");
   if (!o.spec.model_file.empty())
     throw InputError("run: --all-methods works on -p or the catalogue");
+  // The grid must finish in minutes: a cell slower than this records `failed` (time limit).
+  if (!o.time_limit_given) o.spec.time_limit_s = kAllMethodsTimeLimit;
   std::vector<std::string> problems;
   if (o.has_problem)
     problems.push_back(o.spec.problem);
@@ -435,9 +450,14 @@ int RunAllMethods(const RunOptions& o, int jobs, bool progress) {
 }
 
 int CmdRun(const CommonOptions& common, bool series, const std::string& repeats,
-           const std::string& jobs_text, bool progress, bool all_methods) {
+           const std::string& jobs_text, bool progress, bool all_methods,
+           const std::string& time_limit) {
   RunOptions o = ToRunOptions(common, "results/latest");
   o.spec.series = series;
+  if (!time_limit.empty()) {
+    o.spec.time_limit_s = TimeLimit(time_limit);
+    o.time_limit_given = true;
+  }
   if (!repeats.empty()) o.spec.repeats = Count(repeats, "--repeats", 0, 1000);
   const int jobs = jobs_text.empty() ? 1 : Count(jobs_text, "--jobs", 1, kMaxJobs);
   if (all_methods) return RunAllMethods(o, jobs, progress);
@@ -502,7 +522,8 @@ int CmdStability(const CommonOptions& common, StabilityOptions s) {
 }
 
 int CmdSweep(const std::string& file, const std::string& jobs_text, const std::string& shard_text,
-             std::string out, bool force, const std::string& max_runs_text, bool progress) {
+             std::string out, bool force, const std::string& max_runs_text, bool progress,
+             const std::string& time_limit) {
   const size_t max_runs =
       max_runs_text.empty() ? kDefaultMaxRuns : Count(max_runs_text, "--max-runs", 1, 100'000'000);
   const int jobs = jobs_text.empty() ? 1 : Count(jobs_text, "--jobs", 1, kMaxJobs);
@@ -518,6 +539,7 @@ int CmdSweep(const std::string& file, const std::string& jobs_text, const std::s
   for (size_t i = 0; i < sweep.items.size(); ++i) {
     if (static_cast<int>(i % shards) != shard) continue;  // deterministic slice
     items.push_back({sweep.items[i].spec, sweep.items[i].label});
+    if (!time_limit.empty()) items.back().spec.time_limit_s = TimeLimit(time_limit);
   }
   for (const auto& item : items) {  // validate every run before running any
     try {
@@ -655,6 +677,11 @@ int RunCli(const std::vector<std::string>& argv) {
   run->add_option("--repeats", repeats, "timed repeats after the instrumented run (default 5)")
       ->type_name("K");
   run->add_option("--jobs", run_jobs, "runs in parallel (default 1)")->type_name("N");
+  std::string run_time_limit, sweep_time_limit;
+  run->add_option("--time-limit", run_time_limit,
+                  "wall-clock limit of each run, s: a run that reaches it ends failed (default "
+                  "none; 20 with --all-methods)")
+      ->type_name("SECONDS");
   bool run_progress = false, sweep_progress = false, all_methods = false;
   run->add_flag("--all-methods", all_methods,
                 "every registered method on every problem (or on -p PROBLEM) at its default "
@@ -688,6 +715,11 @@ int RunCli(const std::vector<std::string>& argv) {
       ->type_name("K/N");
   sweep->add_option("--out", sweep_out, "result directory (default results/<name>)");
   sweep->add_flag("--force", force, "rerun runs whose results exist");
+  sweep
+      ->add_option("--time-limit", sweep_time_limit,
+                   "wall-clock limit of each run, s: a run that reaches it ends failed "
+                   "(default none)")
+      ->type_name("SECONDS");
   sweep->add_option("--max-runs", max_runs, "refuse an experiment of more runs (default 10000)")
       ->type_name("N");
   sweep->add_flag("--progress", sweep_progress,
@@ -761,7 +793,8 @@ int RunCli(const std::vector<std::string>& argv) {
   try {
     if (list->parsed()) return CmdList(list_what);
     if (run->parsed())
-      return CmdRun(run_options, series, repeats, run_jobs, run_progress, all_methods);
+      return CmdRun(run_options, series, repeats, run_jobs, run_progress, all_methods,
+                    run_time_limit);
     if (stability->parsed()) {
       if (!h_min.empty()) stability_search.h_min = PositiveNumber(h_min, "--h-min");
       if (!h_max.empty()) stability_search.h_max = PositiveNumber(h_max, "--h-max");
@@ -772,7 +805,8 @@ int RunCli(const std::vector<std::string>& argv) {
       return CmdStability(stability_options, stability_search);
     }
     if (sweep->parsed())
-      return CmdSweep(sweep_file, sweep_jobs, shard, sweep_out, force, max_runs, sweep_progress);
+      return CmdSweep(sweep_file, sweep_jobs, shard, sweep_out, force, max_runs, sweep_progress,
+                      sweep_time_limit);
     if (check->parsed()) {
       if (!check_jobs.empty()) check_options.jobs = Count(check_jobs, "--jobs", 1, kMaxJobs);
       return RunCheck(check_options);

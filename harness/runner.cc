@@ -46,6 +46,38 @@ class ProgressObserver final : public StepObserver {
   long steps_ = 0;
 };
 
+// Forwards to the metrics observer and asks the method to stop once the run has taken
+// `limit_s` of wall-clock time. Every method's accepted steps reach an observer (the fixed-step
+// loop and LibraryRunLoop for SUNDIALS, odeint and Simbody), so this is where one limit covers
+// them all; the clock is read every 16 steps only. A method ends a stopped run `unstable`;
+// Execute turns a stop of this observer into `failed` (a slow run is not an unstable one).
+class TimeLimitObserver final : public StepObserver {
+ public:
+  TimeLimitObserver(StepObserver& inner, double limit_s)
+      : inner_(inner), limit_s_(limit_s), start_(std::chrono::steady_clock::now()) {}
+  void OnStep(const StepSample& s) override {
+    inner_.OnStep(s);
+    if (limit_s_ <= 0.0 || reached_ || (++steps_ & 15) != 0) return;
+    const double spent =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    if (spent < limit_s_) return;
+    reached_ = true;
+    reason_ = "time limit of " + FormatNumber(limit_s_) + " s reached at t = " + FormatNumber(s.t);
+  }
+  bool StopRequested() const override { return reached_ || inner_.StopRequested(); }
+  std::string StopReason() const override { return reached_ ? reason_ : inner_.StopReason(); }
+  bool reached() const { return reached_; }
+  const std::string& reason() const { return reason_; }
+
+ private:
+  StepObserver& inner_;
+  double limit_s_;
+  std::chrono::steady_clock::time_point start_;
+  long steps_ = 0;
+  bool reached_ = false;
+  std::string reason_;
+};
+
 const std::vector<ParameterSpec>& SettingSpecs() {
   static const std::vector<ParameterSpec> specs = {
       {"h", "", "fixed step size, s", {}},
@@ -219,11 +251,16 @@ RunRecord Execute(const ResolvedRun& run, const RunSpec& spec) {
 
   // Instrumented run: metrics, and the warm-up of the timing protocol.
   MetricsObserver observer(run.problem, reference ? &*reference : nullptr, spec.series);
-  ProgressObserver progress(observer, run.problem.id + " " + run.entry->name, settings.t_end);
-  StepObserver& watched = spec.progress ? static_cast<StepObserver&>(progress) : observer;
+  TimeLimitObserver limited(observer, spec.time_limit_s);
+  ProgressObserver progress(limited, run.problem.id + " " + run.entry->name, settings.t_end);
+  StepObserver& watched = spec.progress ? static_cast<StepObserver&>(progress) : limited;
   const RunOutcome outcome = method->Run(run.problem, settings, watched);
   record.status = outcome.status;
   record.message = outcome.message;
+  if (limited.reached()) {  // never `ok`, and `failed` rather than the stop's `unstable`
+    record.status = RunStatus::kFailed;
+    record.message = limited.reason();
+  }
   record.counters = outcome.counters;
   record.extra_metrics = outcome.extra_metrics;
   observer.Finish(settings.t_end, record);

@@ -22,6 +22,10 @@ struct RunSpec {
   bool series = false;
   int repeats = 5;              // timed repeats after the instrumented run
   double time_budget_s = 20.0;  // stop repeating once the repeats took this long
+  /// Wall-clock limit of the instrumented run, s (0: none, `--time-limit`). A run that
+  /// reaches it ends `failed` with "time limit of S s reached at t = ..." and its partial
+  /// metrics (docs/divergence.md).
+  double time_limit_s = 0.0;
   /// Print a progress line to stderr at most every 2 s of a run and of its timed repeats.
   bool progress = false;
   /// Accept h / rtol / atol the method does not read (a warning in the result) instead of

@@ -4,8 +4,13 @@
 // The stiff pendulum runs are those of paper 001, section 3 (eqs. 11, 18, 26): Fox-Goodwin
 // is stable to h = 0.78 on its tangent form and the trapezoidal rule at h = 6.
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
+#include "harness/cli.h"
+#include "harness/json_io.h"
 #include "harness/runner.h"
 #include "problems/parameters.h"
 #include "tests/run_spec.h"
@@ -91,4 +96,31 @@ TEST_CASE("a finished run drifting beyond 10 % carries a warning", "[divergence]
 }
 
 }  // namespace
+TEST_CASE("a run reaching --time-limit ends failed with the time and its result on disk",
+          "[divergence]") {
+  // A limit of 1 microsecond is over long before the first clock read (after 16 steps), and
+  // each run below takes thousands of steps to its horizon, so each must stop at that read;
+  // without the limit both end ok. arkode-dirk steps through LibraryRunLoop (the library
+  // path), newmark-minimal through the fixed-step loop.
+  const std::string dir =
+      (std::filesystem::temp_directory_path() / "mbbench_test_time_limit").string();
+  std::filesystem::remove_all(dir);
+  for (const std::string method : {"arkode-dirk", "newmark-minimal"}) {
+    INFO(method);
+    CHECK(RunCli({"run", "-p", "stiff_pendulum", "--param", "form=minimal", "-m", method,
+                  "--repeats", "0", "--time-limit", "1e-6", "--out", dir}) == 1);
+    const std::string path = dir + "/stiff_pendulum_" + method + ".json";
+    REQUIRE(std::filesystem::exists(path));
+    CHECK(ReadResultStatus(path) == "failed");
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    CHECK(Contains(text.str(), "time limit of 1e-6 s reached at t = "));
+  }
+  // Bad input: a limit must be a positive number.
+  CHECK(RunCli({"run", "-p", "stiff_pendulum", "-m", "newmark-minimal", "--time-limit", "0",
+                "--out", dir}) == 2);
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace mbb
