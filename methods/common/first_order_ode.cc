@@ -20,8 +20,7 @@ std::vector<ParameterSpec> OdeFormOptions::Specs() {
 }
 
 FirstOrderOde::FirstOrderOde(const Problem& problem, const OdeFormOptions& options)
-    : problem_(problem),
-      options_(options),
+    : options_(options),
       n_(problem.n()),
       m_(problem.m()),
       ws_(problem.dae->MakeWorkspace()),

@@ -50,7 +50,6 @@ class FirstOrderOde {
   long rhs_evals() const { return rhs_evals_; }
 
  private:
-  const Problem& problem_;
   OdeFormOptions options_;
   int n_, m_;
   std::unique_ptr<DaeWorkspace> ws_;
