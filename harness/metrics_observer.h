@@ -83,7 +83,6 @@ class MetricsObserver final : public StepObserver {
   bool have_previous_ = false;
   double t_prev_ = 0.0;
   Vector q_prev_, v_prev_, a_prev_;
-  bool a_prev_valid_ = false;
   Vector q_last_, v_last_;
   Vector zero_velocity_;
   // Accelerations for the Simpson quadrature of the applied power (methods that do not

@@ -175,7 +175,6 @@ double PartitionKinematics::ConditionDependent() {
 
 ProjectiveCriterion::ProjectiveCriterion(int n, int m)
     : n_(n),
-      m_(m),
       kinematics_(n, m),
       mass_llt_(n),
       rest_ldlt_(std::max(n - 1, 1)),

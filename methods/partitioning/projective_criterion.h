@@ -104,7 +104,7 @@ class ProjectiveCriterion {
   // 1 / M^-1(i, i), or the Schur complement for a singular M, into schur_.
   bool InverseDiagonalReciprocal(const Matrix& mass);
 
-  int n_, m_;
+  int n_;
   PartitionKinematics kinematics_;
   Partition partition_;
   Eigen::LLT<Matrix> mass_llt_;
