@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "problems/parameters.h"
@@ -18,6 +19,12 @@ inline nlohmann::json ReadJsonFile(const std::string& path) {
   } catch (const nlohmann::json::exception& e) {
     throw InputError(path + ": malformed JSON: " + e.what());
   }
+}
+
+/// A JSON number as a double; empty for null or any other type.
+inline std::optional<double> OptionalNumber(const nlohmann::json& j) {
+  if (j.is_number()) return j.get<double>();
+  return std::nullopt;
 }
 
 }  // namespace mbb

@@ -1,6 +1,7 @@
-// The one place that reads and writes JSON (nlohmann/json stays in json_io.cc): result
-// documents (schema mbbench.result/1, docs/result-schema.md), stability documents
-// (mbbench.stability/1), sweep indexes, and the sweep experiment files.
+// Result documents in JSON (schema mbbench.result/1, docs/result-schema.md), stability
+// documents (mbbench.stability/1), sweep indexes, stored references and regression values.
+// nlohmann/json stays in the harness's .cc files. Reading results back for reports is in
+// result_summary.h, experiment files in sweep_file.h (both included here).
 #pragma once
 
 #include <map>
@@ -8,8 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "harness/result_summary.h"
 #include "harness/run_record.h"
 #include "harness/runner.h"
+#include "harness/sweep_file.h"
 #include "reference/reference.h"
 
 namespace mbb {
@@ -37,6 +40,9 @@ struct IndexEntry {
   bool has_result = false;
 };
 std::string IndexToJson(const std::string& name, const std::vector<IndexEntry>& entries);
+
+/// A parameter value as JSON-ready text typing: true when `text` is a whole number or decimal.
+bool LooksNumeric(const std::string& text);
 
 /// Writes to `path` through a temporary file and rename, so a reader (or an interrupted
 /// sweep) never sees a partial file. Throws std::runtime_error naming the path on failure.
@@ -83,74 +89,5 @@ StabilityBaselineValues StabilityBaselineValuesOf(const StabilityRecord& record)
 /// The "schema" of a JSON document (empty if it has none); InputError naming the file if it
 /// cannot be read or parsed.
 std::string ReadDocumentSchema(const std::string& path);
-
-/// What a report shows of one result document.
-struct ResultSummary {
-  std::string file, problem, method, status, message;
-  std::map<std::string, std::string> problem_parameters, method_parameters;
-  std::optional<double> h, rtol, wall_median, time_per_step, error_rel, scd, energy_rel_drift,
-      position_residual;
-  long steps = 0;
-  std::string cpu, compiler, git_commit, date;
-  int cores = 0;
-  // For reports and `export` (docs/reports.md).
-  std::optional<double> atol, load_average_1min;
-  double t_end = 0.0;
-  bool git_dirty = false;
-  std::string flags, build_type, eigen, sundials, boost, simbody, host, series_file;
-  std::map<std::string, double> outputs;  // the named outputs (only of an ok run)
-  /// Every number under `metrics`, flattened with dots (error.scd, energy.max_rel_drift).
-  std::map<std::string, double> metrics;
-  /// Set by the report (LabelConfigurations): the configuration label when it shows more
-  /// than the non-default parameters; "" otherwise.
-  std::string configuration_label;
-};
-/// One `mbbench stability` result (mbbench.stability/1) under a results directory.
-struct StabilitySummary {
-  std::string file, problem, method, criterion, message;
-  std::map<std::string, std::string> method_parameters;
-  std::optional<double> h_max_stable, h_min_unstable;
-  double t_end = 0.0;
-  int trials = 0;
-};
-/// Reads every *.stability.json under `dir` (recursively); unreadable ones are skipped.
-std::vector<StabilitySummary> ReadStabilitySummaries(const std::string& dir);
-/// A .json file under a results directory that could not be read as a result.
-struct UnreadableResult {
-  std::string file, reason;
-};
-/// Reads every mbbench.result/1 document under `dir` (recursively, shards included);
-/// JSON files of other schemas are skipped. A .json file that cannot be opened or parsed
-/// (e.g. truncated), or a result document with a key missing or of the wrong type, is
-/// appended to `unreadable` with the reason; without `unreadable` the first one throws
-/// InputError naming it.
-/// The summary of one result file; empty if it is not a readable mbbench.result/1 document.
-std::optional<ResultSummary> ReadResultSummaryFile(const std::string& path);
-/// A parameter value as JSON-ready text typing: true when `text` is a whole number or decimal.
-bool LooksNumeric(const std::string& text);
-/// Fills the result fields of `entry` from the result file it names inside `dir`.
-void AddResultToIndexEntry(const std::string& dir, IndexEntry& entry);
-std::vector<ResultSummary> ReadResultSummaries(const std::string& dir,
-                                               std::vector<UnreadableResult>* unreadable = nullptr);
-
-/// One run of a sweep, as the experiment file states it.
-struct SweepItem {
-  RunSpec spec;
-  std::string label;  // file stem
-};
-struct SweepFile {
-  std::string name;
-  std::vector<SweepItem> items;
-};
-/// Default limit on the runs of one experiment (`sweep --max-runs` raises it).
-inline constexpr size_t kDefaultMaxRuns = 10000;
-/// Parses an experiment file (format: docs/experiments.md); throws InputError naming the
-/// file and the key on bad input, and before expanding anything when it would have more than
-/// `max_runs` runs.
-SweepFile ReadSweepFile(const std::string& path, size_t max_runs = kDefaultMaxRuns);
-/// The same for the text of an experiment file; `path` names it in messages and anchors
-/// relative model paths (the fuzzer's entry point).
-SweepFile ParseSweepText(const std::string& text, const std::string& path,
-                         size_t max_runs = kDefaultMaxRuns);
 
 }  // namespace mbb
