@@ -368,22 +368,6 @@ int WriteReport(const std::string& dir) {
   return count;
 }
 
-// Results of one problem id with different problem parameters (slider_crank_3d with
-// crank_com=pivot and =mid) are different problems to compare: the report names them by the
-// id and the parameters whose values differ among the results.
-std::vector<ResultSummary> WithProblemLabels(std::vector<ResultSummary> rows) {
-  std::map<std::string, std::map<std::string, std::set<std::string>>> values;
-  for (const auto& r : rows)
-    for (const auto& [k, v] : r.problem_parameters) values[r.problem][k].insert(v);
-  for (auto& r : rows) {
-    std::string label = r.problem;
-    for (const auto& [k, v] : r.problem_parameters)
-      if (values[r.problem][k].size() > 1) label += " " + k + "=" + v;
-    r.problem = label;
-  }
-  return rows;
-}
-
 int WriteReport(const std::string& dir, std::vector<UnreadableResult>& unreadable) {
   const size_t unreadable_before = unreadable.size();
   std::vector<ResultSummary> rows = WithProblemLabels(ReadResultSummaries(dir, &unreadable));

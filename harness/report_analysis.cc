@@ -60,10 +60,35 @@ std::string ConfigurationLabel(const ResultSummary& r) {
   return parameters.empty() ? r.method : r.method + " " + parameters;
 }
 
-void LabelConfigurations(std::vector<ResultSummary>& rows) {
+namespace {
+constexpr const char* kFormulation = "formulation";
+
+std::string ProblemFormulation(const ResultSummary& r) {
+  const auto it = r.problem_parameters.find(kFormulation);
+  return it == r.problem_parameters.end() ? "" : it->second;
+}
+}  // namespace
+
+std::vector<ResultSummary> WithProblemLabels(std::vector<ResultSummary> rows) {
   std::map<std::string, std::map<std::string, std::set<std::string>>> values;
   for (const auto& r : rows)
+    for (const auto& [k, v] : r.problem_parameters) values[r.problem][k].insert(v);
+  for (auto& r : rows) {
+    std::string label = r.problem;
+    for (const auto& [k, v] : r.problem_parameters)
+      if (k != kFormulation && values[r.problem][k].size() > 1) label += " " + k + "=" + v;
+    r.problem = label;
+  }
+  return rows;
+}
+
+void LabelConfigurations(std::vector<ResultSummary>& rows) {
+  std::map<std::string, std::map<std::string, std::set<std::string>>> values;
+  std::map<std::string, std::set<std::string>> formulations;  // per problem
+  for (const auto& r : rows) {
     for (const auto& [k, v] : r.method_parameters) values[r.method][k].insert(v);
+    formulations[r.problem].insert(ProblemFormulation(r));
+  }
   for (auto& r : rows) {
     r.configuration_label.clear();
     const std::string non_default = NonDefaultParameters(r.method, r.method_parameters);
@@ -74,6 +99,8 @@ void LabelConfigurations(std::vector<ResultSummary>& rows) {
           (" " + non_default + " ").find(" " + assignment + " ") != std::string::npos;
       if (shown || values[r.method][k].size() > 1) label += " " + assignment;
     }
+    if (formulations[r.problem].size() > 1 && !ProblemFormulation(r).empty())
+      label += " [" + ProblemFormulation(r) + "]";
     r.configuration_label = label;
   }
 }

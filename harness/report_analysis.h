@@ -20,9 +20,19 @@ std::string ConfigurationLabel(const ResultSummary& r);
 std::string NonDefaultParameters(const std::string& method,
                                  const std::map<std::string, std::string>& parameters);
 
+/// Names each result's problem for the report: the id, and the problem parameters whose values
+/// differ among the results of that id (slider_crank_3d crank_com=pivot and =mid are two
+/// problems to compare). `formulation` is not one of them: it is the coordinates a method
+/// works in (the energy-momentum methods choose directors, the recursive ones the joint
+/// tree), not a different mechanism, so those runs share the problem's row and carry the
+/// formulation in their configuration label (LabelConfigurations).
+std::vector<ResultSummary> WithProblemLabels(std::vector<ResultSummary> rows);
+
 /// Sets configuration_label so that a parameter whose value differs among the runs of one
 /// method is named on every line, default or not (a sweep over formulation = index1, index2
-/// gives "ida formulation=index1" and "ida formulation=index2", not "ida").
+/// gives "ida formulation=index1" and "ida formulation=index2", not "ida"). When the runs of
+/// one problem use more than one problem formulation, each label ends with it in brackets
+/// ("null-space-em [directors]").
 void LabelConfigurations(std::vector<ResultSummary>& rows);
 
 /// The swept value of a run: "h=1e-03" for a fixed step, else "rtol=1e-07"; "" if neither.

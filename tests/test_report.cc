@@ -72,6 +72,32 @@ TEST_CASE("an ida sweep over two formulations x three rtol gives two labelled li
   CHECK(md.find("## Environment") != std::string::npos);
 }
 
+TEST_CASE("runs in another formulation share the problem's grid row; other parameters split it",
+          "[report]") {
+  auto summary = [](std::string problem, std::string method,
+                    std::map<std::string, std::string> parameters) {
+    ResultSummary r;
+    r.problem = std::move(problem);
+    r.method = std::move(method);
+    r.problem_parameters = std::move(parameters);
+    return r;
+  };
+  std::vector<ResultSummary> rows = WithProblemLabels({
+      summary("four_bar", "odeint-rk4", {{"formulation", "planar"}}),
+      summary("four_bar", "null-space-em", {{"formulation", "directors"}}),
+      summary("slider_crank_3d", "odeint-rk4", {{"crank_com", "pivot"}}),
+      summary("slider_crank_3d", "odeint-rk4", {{"crank_com", "mid"}}),
+  });
+  LabelConfigurations(rows);
+  CHECK(rows[0].problem == "four_bar");
+  CHECK(rows[1].problem == "four_bar");
+  CHECK(ConfigurationLabel(rows[0]) == "odeint-rk4 [planar]");
+  CHECK(ConfigurationLabel(rows[1]) == "null-space-em [directors]");
+  CHECK(rows[2].problem == "slider_crank_3d crank_com=pivot");
+  CHECK(rows[3].problem == "slider_crank_3d crank_com=mid");
+  CHECK(ConfigurationLabel(rows[3]) == "odeint-rk4");  // one formulation: nothing added
+}
+
 TEST_CASE("fixed-step sweeps give the declared orders of odeint-rk4 (4) and tangent-newmark (2)",
           "[report]") {
   const fs::path out = SweepInto("fixed_step_orders.json", "report_orders");

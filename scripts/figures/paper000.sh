@@ -78,28 +78,8 @@ PY
   done
 } | tee "$OUT/agreement.txt"
 
-# index.json: every run of this recipe (the per-directory index files of `mbbench run` each
-# describe only their last run).
-python3 - "$OUT" <<'PY'
-import glob, json, os, sys
-out = sys.argv[1]
-runs = []
-for f in sorted(glob.glob(os.path.join(out, "**", "*.json"), recursive=True)):
-    if os.path.basename(f) == "index.json":
-        continue
-    try:
-        d = json.load(open(f))
-    except (OSError, ValueError):
-        continue
-    if d.get("schema") != "mbbench.result/1":
-        continue
-    runs.append({"file": os.path.relpath(f, out), "problem": d["problem"]["id"],
-                 "problem_parameters": d["problem"]["parameters"], "method": d["method"]["id"],
-                 "method_parameters": d["method"]["parameters"], "settings": d["settings"],
-                 "status": d["status"], "series": d.get("series")})
-json.dump({"schema": "mbbench.index/1", "name": "figures 000", "runs": runs},
-          open(os.path.join(out, "index.json"), "w"), indent=2)
-PY
+# index.json: every run of this recipe.
+python3 scripts/figures/index_runs.py "$OUT" "figures 000"
 
 # README.md: each figure with the paper's number and step size beside ours, and the paper's
 # statements (REPRODUCTION: sec. 3) against our numbers.

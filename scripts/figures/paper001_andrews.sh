@@ -36,3 +36,6 @@ GP
   done
 fi
 echo "wrote $OUT (Figs 24-27: joint_F_h*.png, omega_h*.png, series CSVs)"
+
+# The paper-vs-ours README of results/figures/001, from whatever the 001 recipes have written.
+python3 scripts/figures/paper001_readme.py "${MBBENCH_FIGURES_OUT:-results/figures}/001"

@@ -52,3 +52,6 @@ for name in ["fig15_index3_g0.5000005", "index3_g0.5", "index3_g0.5001", "fig17_
     print(f"| {name} | {rec['status']} | {float(rows[-1]['t']):.3f} | {first} | {emax:.3g} | {res} | {om} | {hp} |")
 PY
 echo "wrote $OUT.md"
+
+# The paper-vs-ours README of results/figures/001, from whatever the 001 recipes have written.
+python3 scripts/figures/paper001_readme.py "${MBBENCH_FIGURES_OUT:-results/figures}/001"

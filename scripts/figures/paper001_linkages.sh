@@ -174,3 +174,6 @@ print("\nPublished IFToMM times (docs/reproduction.md, 001): double four-bar Ope
       "Simbody model of these two exists in the suite.")
 PY
 echo "wrote $OUT.md"
+
+# The paper-vs-ours README of results/figures/001, from whatever the 001 recipes have written.
+python3 scripts/figures/paper001_readme.py "${MBBENCH_FIGURES_OUT:-results/figures}/001"

@@ -140,3 +140,6 @@ if command -v gnuplot >/dev/null 2>&1; then
 else
   echo "gnuplot not found: data only" >&2
 fi
+
+# The paper-vs-ours README of results/figures/001, from whatever the 001 recipes have written.
+python3 scripts/figures/paper001_readme.py "${MBBENCH_FIGURES_OUT:-results/figures}/001"

@@ -192,3 +192,6 @@ say("")
 open(os.path.join(out, "README.md"), "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
 PY
+
+# index.json: every run of this recipe.
+python3 scripts/figures/index_runs.py "$OUT" "figures 003"
