@@ -99,7 +99,11 @@ CheckOutcome CheckResult(const std::string& file, const CheckOptions& o) {
     current = ReadBaselineValues(other);
     outcome.document = ReadText(other);
   } else {
-    const RunRecord record = Execute(BaselineSpec(baseline));
+    const RunSpec spec = BaselineSpec(baseline);
+    const ResolvedRun resolved = ResolveRun(spec);
+    RunRecord record = Execute(resolved, spec);
+    // An updated baseline keeps its configuration key, as a sweep writes it (json_io.h).
+    record.configuration = ConfigurationKey(DescribeRun(resolved), spec);
     outcome.document = RunRecordToJson(record);
     if (o.update) {
       WriteFileAtomically(file, outcome.document);

@@ -28,6 +28,8 @@ struct StabilityBand {
 /// The default divergence criterion of a run without a stability band (docs/divergence.md).
 constexpr double kDivergenceFactor = 1e3;    // |q - q0|_inf over the position scale
 constexpr double kEnergyBalanceFactor = 10;  // |E - E0 - W_ext| over the initial energy scale
+// |E - E0 - W_ext| over the energy the run can exchange (docs/divergence.md, runaway energy).
+constexpr double kRunawayEnergyFactor = 1e3;
 constexpr double kEnergyDriftWarning = 0.1;  // relative energy drift that warns on an ok run
 
 class MetricsObserver final : public StepObserver {
@@ -112,6 +114,8 @@ class MetricsObserver final : public StepObserver {
   bool have_multipliers_ = false;
   bool divergence_scales_set_ = false;
   double q_scale_ = 1.0, energy_scale0_ = 0.0;
+  // The energy the run can exchange: max of |E0|, |T0|, |V - V0| and |W_ext| seen so far.
+  double potential0_ = 0.0, exchangeable_energy_ = 0.0;
 };
 
 }  // namespace mbb

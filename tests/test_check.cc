@@ -88,6 +88,10 @@ TEST_CASE("check --update rewrites the baselines with a reason; a check then pas
   const json index = Read(baselines / "index.json");
   REQUIRE(index.at("runs").size() == 2);
   CHECK(index.at("runs")[0].at("message") == "test of the update");
+  // The rewritten documents keep their configuration key (a later sweep or check compares it).
+  const json updated = Read(baselines / "planar_pendulum_ida.json");
+  CHECK(updated.contains("configuration"));
+  CHECK(updated.contains("configuration_hash"));
   CHECK(RunCli({"check", "--baseline", baselines.string()}) == 0);
 }
 
