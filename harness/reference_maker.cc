@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "harness/json_io.h"
+#include "problems/body_motion.h"
 
 #ifndef MBBENCH_SOURCE_DIR
 #define MBBENCH_SOURCE_DIR "."
@@ -55,9 +56,64 @@ std::string ReferenceDirectory() {
   return std::string(MBBENCH_SOURCE_DIR) + "/reference";
 }
 
+namespace {
+
+std::optional<Reference> FindStoredReference(const Problem& problem) {
+  return ReadReferenceFile(ReferenceDirectory() + "/" + problem.id + "/reference.json", problem);
+}
+
+// The catalogue default of the problem's `formulation` parameter, if it differs from the one
+// the problem was built with ("" otherwise).
+std::string OtherDefaultFormulation(const Problem& problem) {
+  const auto chosen = problem.parameters.find("formulation");
+  if (chosen == problem.parameters.end()) return {};
+  for (const auto& spec : FindProblem(problem.id).parameters)
+    if (spec.name == "formulation" && spec.default_value != chosen->second)
+      return spec.default_value;
+  return {};
+}
+
+// A run in another formulation of a model-layer problem (the energy-momentum methods'
+// directors, the recursive methods' joint tree) has the reference of the problem in its
+// default formulation, sample by sample mapped through the motion of every body
+// (BodiesFromCoordinates, then CoordinatesFromBodies into the run's coordinates): the same
+// motion, so position errors, outputs and their errors mean what they mean in the default
+// form. None when either coordinate set is not made of body poses.
+std::optional<Reference> TranslatedReference(const Problem& problem) {
+  const std::string base_formulation = OtherDefaultFormulation(problem);
+  if (base_formulation.empty() || !problem.structure ||
+      !BodyCoordinatesUnsupported(*problem.structure, problem.n()).empty())
+    return std::nullopt;
+  std::map<std::string, std::string> parameters = problem.parameters;
+  parameters["formulation"] = base_formulation;
+  const Problem base = BuildProblem(problem.id, ParameterSet(parameters));
+  if (!base.structure || base.structure->bodies.empty() ||
+      !BodyCoordinatesUnsupported(*base.structure, base.n()).empty())
+    return std::nullopt;
+  std::optional<Reference> ref = FindStoredReference(base);
+  if (!ref) return std::nullopt;
+  const bool has_v = ref->velocities.size() == ref->positions.size();
+  std::vector<BodyMotion> bodies;
+  Vector q(problem.n()), v(problem.n());
+  const Vector zero = Vector::Zero(base.n());
+  for (size_t k = 0; k < ref->positions.size(); ++k) {
+    BodiesFromCoordinates(*base.structure, ref->positions[k], has_v ? ref->velocities[k] : zero,
+                          bodies);
+    CoordinatesFromBodies(*problem.structure, bodies, q, v);
+    ref->positions[k] = q;
+    if (has_v) ref->velocities[k] = v;
+  }
+  ref->id += " (formulation " + base_formulation + ", mapped through the body motions)";
+  AttachOutputs(problem, *ref);
+  return ref;
+}
+
+}  // namespace
+
 std::optional<Reference> FindAnyReference(const Problem& problem) {
   if (auto builtin = FindReference(problem)) return builtin;
-  return ReadReferenceFile(ReferenceDirectory() + "/" + problem.id + "/reference.json", problem);
+  if (auto stored = FindStoredReference(problem)) return stored;
+  return TranslatedReference(problem);
 }
 
 TabulatedReference MakeReference(const std::string& problem, const ParameterSet& params,

@@ -70,6 +70,23 @@ TEST_CASE("diverged runs are unstable and say when and what grew", "[divergence]
   CHECK(Contains(fg.message, "diverged at t = "));
 }
 
+TEST_CASE("a run released at rest from its potential's zero still stops when energy runs away",
+          "[divergence]") {
+  // planar_pendulum starts horizontal at rest: E0 = T0 = 0, so the initial-scale criterion
+  // cannot hold it, and its q cannot leave the circle. Classical index-3 Newmark (paper 001
+  // s2: unstable in the velocities and multipliers) at h = 1e-3 gained kinetic energy
+  // without bound (6.7e9 J by t = 10 s from a 1 kg, 1 m pendulum whose potential spans
+  // m g L = 9.81 J) and was reported ok. The accurate tangent run of the same problem stays
+  // ok: its balance is a tiny fraction of the 9.81 J exchanged.
+  const RunRecord index3 = Execute(::mbb::Spec("planar_pendulum", "newmark-index3", {}, {}, 0.0));
+  INFO(index3.message);
+  CHECK(index3.status == RunStatus::kUnstable);
+  CHECK(Contains(index3.message, "the energy the potential and the applied forces exchanged"));
+  const RunRecord tangent = Execute(::mbb::Spec("planar_pendulum", "tangent-newmark", {}, {}, 0.0));
+  INFO(tangent.message);
+  CHECK(tangent.status == RunStatus::kOk);
+}
+
 TEST_CASE("the stable runs of the paper-001 stability table stay ok", "[divergence]") {
   const RunRecord fg =
       Execute(Spec("tangent-newmark", {}, {{"scheme", "fox-goodwin"}, {"h", "0.78"}}, 0.0));
