@@ -340,7 +340,8 @@ void MetricsObserver::WatchBand(const StepSample& s) {
 // max(|E0|, |T0|, |V - V0|, |W_ext|) so far, with a factor 1e3: exactly, T - T0 = W_ext -
 // (V - V0), and V is bounded where the constraints bound q, so a balance 1e3 times that is
 // kinetic energy from nowhere (classical index-3 Newmark on the planar pendulum at h = 1e-3
-// reached 6.7e9 J from a 1 kg pendulum whose potential spans 19.6 J, and was `ok`).
+// reached 6.7e9 J from a 1 kg, 1 m pendulum whose potential falls by at most m g L = 9.81 J
+// from its start, and was `ok`).
 bool MetricsObserver::EnergyScaleResolved() const {
   return energy_scale0_ > 0.0 && energy_scale0_ > 1e-6 * energy_scale_;
 }

@@ -67,9 +67,12 @@ std::optional<Reference> FindStoredReference(const Problem& problem) {
 std::string OtherDefaultFormulation(const Problem& problem) {
   const auto chosen = problem.parameters.find("formulation");
   if (chosen == problem.parameters.end()) return {};
-  for (const auto& spec : FindProblem(problem.id).parameters)
-    if (spec.name == "formulation" && spec.default_value != chosen->second)
-      return spec.default_value;
+  // A model-file problem is not in the catalogue: it has no default to fall back on.
+  for (const auto& entry : ProblemCatalogue())
+    if (entry.id == problem.id)
+      for (const auto& spec : entry.parameters)
+        if (spec.name == "formulation" && spec.default_value != chosen->second)
+          return spec.default_value;
   return {};
 }
 
