@@ -451,6 +451,22 @@ std::optional<Reference> ReadReferenceFile(const std::string& path, const Proble
   return std::nullopt;
 }
 
+bool ReferenceFileLists(const std::string& path, const std::string& problem_id,
+                        const std::map<std::string, std::string>& parameters) {
+  std::ifstream in(path);
+  if (!in) return false;
+  try {
+    const json j = json::parse(in);
+    for (const auto& e : j.at("references"))
+      if (WithCatalogueDefaults(e.at("parameters").get<std::map<std::string, std::string>>(),
+                                problem_id) == parameters)
+        return true;
+  } catch (const json::exception& e) {
+    throw InputError(path + ": malformed reference file: " + e.what());
+  }
+  return false;
+}
+
 void WriteReferenceEntry(const std::string& path, const TabulatedReference& entry) {
   json j = {
       {"schema", "mbbench.reference/1"}, {"problem", entry.problem}, {"references", json::array()}};

@@ -74,6 +74,11 @@ std::string DescribeConfigurationChange(const std::string& stored, const std::st
 /// The stored reference in `path` whose parameters equal the problem's, if any (none for a
 /// missing file). Throws InputError naming the file when it is malformed.
 std::optional<Reference> ReadReferenceFile(const std::string& path, const Problem& problem);
+/// Whether `path` holds an entry for these (complete) problem parameters, without building
+/// the problem (a large model's assembly costs more than reading the file). False for a
+/// missing file; InputError naming the file when it is malformed.
+bool ReferenceFileLists(const std::string& path, const std::string& problem_id,
+                        const std::map<std::string, std::string>& parameters);
 /// Adds (or replaces, for equal parameters) one entry of a reference file.
 struct TabulatedReference;
 void WriteReferenceEntry(const std::string& path, const TabulatedReference& entry);

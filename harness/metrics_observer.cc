@@ -18,7 +18,7 @@ MetricsObserver::MetricsObserver(const Problem& problem, const Reference* refere
       gamma_(problem.m()),
       accel_residual_(problem.m()),
       outputs_(problem.output_names.size()),
-      ref_q_(problem.n()),
+      ref_q_(problem.q0),  // an analytic reference's continuity hint (model_structure.h)
       interp_q_(problem.n()),
       interp_v_(problem.n()),
       ref_v_(Vector::Zero(problem.n())),

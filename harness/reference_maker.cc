@@ -58,57 +58,78 @@ std::string ReferenceDirectory() {
 
 namespace {
 
-std::optional<Reference> FindStoredReference(const Problem& problem) {
-  return ReadReferenceFile(ReferenceDirectory() + "/" + problem.id + "/reference.json", problem);
+std::string StoredReferencePath(const std::string& problem_id) {
+  return ReferenceDirectory() + "/" + problem_id + "/reference.json";
 }
 
-// The catalogue default of the problem's `formulation` parameter, if it differs from the one
-// the problem was built with ("" otherwise).
-std::string OtherDefaultFormulation(const Problem& problem) {
+std::optional<Reference> FindStoredReference(const Problem& problem) {
+  return ReadReferenceFile(StoredReferencePath(problem.id), problem);
+}
+
+// The other choices of the problem's `formulation` parameter, the catalogue default first
+// (empty for a model-file problem, which is not in the catalogue).
+std::vector<std::string> OtherFormulations(const Problem& problem) {
   const auto chosen = problem.parameters.find("formulation");
   if (chosen == problem.parameters.end()) return {};
-  // A model-file problem is not in the catalogue: it has no default to fall back on.
+  std::vector<std::string> others;
   for (const auto& entry : ProblemCatalogue())
     if (entry.id == problem.id)
-      for (const auto& spec : entry.parameters)
-        if (spec.name == "formulation" && spec.default_value != chosen->second)
-          return spec.default_value;
-  return {};
+      for (const auto& spec : entry.parameters) {
+        if (spec.name != "formulation") continue;
+        if (spec.default_value != chosen->second) others.push_back(spec.default_value);
+        for (const auto& choice : spec.choices)
+          if (choice != chosen->second && choice != spec.default_value) others.push_back(choice);
+      }
+  return others;
+}
+
+// The motion of every body at a base sample, in the run's coordinates; `q` holds the
+// previous sample's (the continuity hint of CoordinatesFromBodies) on entry.
+void MapSample(const Problem& base, const Problem& problem, const Vector& base_q,
+               const Vector& base_v, std::vector<BodyMotion>& bodies, Vector& q, Vector& v) {
+  BodiesFromCoordinates(*base.structure, base_q, base_v, bodies);
+  CoordinatesFromBodies(*problem.structure, bodies, q, v);
+}
+
+void MapTabulatedReference(const Problem& base, const Problem& problem, Reference& ref) {
+  const bool has_v = ref.velocities.size() == ref.positions.size();
+  std::vector<BodyMotion> bodies;
+  Vector q = problem.q0, v(problem.n());  // q0: the continuity hint of the first sample
+  const Vector zero = Vector::Zero(base.n());
+  for (size_t k = 0; k < ref.positions.size(); ++k) {
+    MapSample(base, problem, ref.positions[k], has_v ? ref.velocities[k] : zero, bodies, q, v);
+    ref.positions[k] = q;
+    if (has_v) ref.velocities[k] = v;
+  }
 }
 
 // A run in another formulation of a model-layer problem (the energy-momentum methods'
-// directors, the recursive methods' joint tree) has the reference of the problem in its
-// default formulation, sample by sample mapped through the motion of every body
-// (BodiesFromCoordinates, then CoordinatesFromBodies into the run's coordinates): the same
-// motion, so position errors, outputs and their errors mean what they mean in the default
-// form. None when either coordinate set is not made of body poses.
+// directors, the recursive methods' joint tree) has the reference of the first other
+// formulation that has one (the catalogue default first), mapped sample by sample through
+// the motion of every body (BodiesFromCoordinates, then CoordinatesFromBodies into the
+// run's coordinates): the same motion, so position errors, outputs and their errors mean
+// what they mean there. Stored references only: the closed forms build q through the run's
+// own structure (CoordinatesFromBodies) and need no base. None when the run's coordinates
+// cannot be made from body motions or no other formulation has a stored reference.
 std::optional<Reference> TranslatedReference(const Problem& problem) {
-  const std::string base_formulation = OtherDefaultFormulation(problem);
-  if (base_formulation.empty() || !problem.structure ||
-      !BodyCoordinatesUnsupported(*problem.structure, problem.n()).empty())
+  if (!problem.structure || !BodyCoordinatesUnsupported(*problem.structure, problem.n()).empty())
     return std::nullopt;
-  std::map<std::string, std::string> parameters = problem.parameters;
-  parameters["formulation"] = base_formulation;
-  const Problem base = BuildProblem(problem.id, ParameterSet(parameters));
-  if (!base.structure || base.structure->bodies.empty() ||
-      !BodyCoordinatesUnsupported(*base.structure, base.n()).empty())
-    return std::nullopt;
-  std::optional<Reference> ref = FindStoredReference(base);
-  if (!ref) return std::nullopt;
-  const bool has_v = ref->velocities.size() == ref->positions.size();
-  std::vector<BodyMotion> bodies;
-  Vector q(problem.n()), v(problem.n());
-  const Vector zero = Vector::Zero(base.n());
-  for (size_t k = 0; k < ref->positions.size(); ++k) {
-    BodiesFromCoordinates(*base.structure, ref->positions[k], has_v ? ref->velocities[k] : zero,
-                          bodies);
-    CoordinatesFromBodies(*problem.structure, bodies, q, v);
-    ref->positions[k] = q;
-    if (has_v) ref->velocities[k] = v;
+  for (const std::string& base_formulation : OtherFormulations(problem)) {
+    std::map<std::string, std::string> parameters = problem.parameters;
+    parameters["formulation"] = base_formulation;
+    if (!ReferenceFileLists(StoredReferencePath(problem.id), problem.id, parameters)) continue;
+    const Problem base = BuildProblem(problem.id, ParameterSet(parameters));
+    if (!base.structure || base.structure->bodies.empty() ||
+        !BodyCoordinatesUnsupported(*base.structure, base.n()).empty())
+      continue;
+    std::optional<Reference> ref = FindStoredReference(base);
+    if (!ref) continue;
+    MapTabulatedReference(base, problem, *ref);
+    ref->id += " (formulation " + base_formulation + ", mapped through the body motions)";
+    AttachOutputs(problem, *ref);
+    return ref;
   }
-  ref->id += " (formulation " + base_formulation + ", mapped through the body motions)";
-  AttachOutputs(problem, *ref);
-  return ref;
+  return std::nullopt;
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <algorithm>
+#include <mutex>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -69,26 +70,32 @@ class EquationsDae final : public MechanicalDae {
     std::vector<D2> q2, out2;
   };
 
+  // What DetectConstraintJacobianPattern, DetectPotentialStructure and
+  // DetectMassAndVelocityForcePatterns find: the structure the derivatives exploit.
+  struct Structure {
+    JacobianCompression phi_q;
+    std::vector<int> gradient_columns, hessian_columns;
+    JacobianCompression mass_rate, velocity_force_q, velocity_force_v;
+  };
+
  public:
   explicit EquationsDae(Equations equations)
       : MechanicalDae(equations.num_coordinates(), equations.num_constraints()),
-        eq_(std::move(equations)),
-        phi_q_compression_(DetectConstraintJacobianPattern()) {
-    DetectPotentialStructure();
-    DetectMassAndVelocityForcePatterns();
-  }
+        eq_(std::move(equations)) {}
 
   /// Dual passes per Phi_q (and per d/dt Phi_q): the column groups of the compression.
-  int constraint_jacobian_passes() const { return phi_q_compression_.num_groups(); }
+  int constraint_jacobian_passes() const { return Detected().phi_q.num_groups(); }
   const JacobianCompression* constraint_jacobian_pattern() const override {
-    return &phi_q_compression_;
+    return &Detected().phi_q;
   }
   /// The coordinates whose row of the Hessian of V is not identically zero (none for a
   /// potential linear in q, such as uniform gravity).
-  const std::vector<int>& potential_hessian_coordinates() const { return hessian_columns_; }
+  const std::vector<int>& potential_hessian_coordinates() const {
+    return Detected().hessian_columns;
+  }
   /// Dual passes per d(M a)/dq (0 for a constant mass matrix).
   int mass_rate_passes() const {
-    return Equations::kConstantMass ? 0 : mass_rate_compression_.num_groups();
+    return Equations::kConstantMass ? 0 : Detected().mass_rate.num_groups();
   }
 
   const Equations& equations() const { return eq_; }
@@ -110,13 +117,12 @@ class EquationsDae final : public MechanicalDae {
                   "CalcPhiQ: q (n), phi_q (m x n)");
     // One pass per column group (jacobian_compression.h): seeded columns share no row.
     auto& w = Cast(base);
+    const JacobianCompression& c = Detected().phi_q;
     phi_q.setZero();
-    for (int g = 0; g < phi_q_compression_.num_groups(); ++g) {
-      for (int i = 0; i < n(); ++i)
-        w.q1[i] = Seed(q[i], phi_q_compression_.group_of_column(i) == g);
+    for (int g = 0; g < c.num_groups(); ++g) {
+      for (int i = 0; i < n(); ++i) w.q1[i] = Seed(q[i], c.group_of_column(i) == g);
       eq_.Constraints(D1(t), w.q1.data(), w.out1.data());
-      for (auto e = phi_q_compression_.begin(g); e != phi_q_compression_.end(g); ++e)
-        phi_q(e->row, e->col) = w.out1[e->row].d;
+      for (auto e = c.begin(g); e != c.end(g); ++e) phi_q(e->row, e->col) = w.out1[e->row].d;
     }
   }
 
@@ -160,15 +166,15 @@ class EquationsDae final : public MechanicalDae {
     // same column groups apply.
     auto& w = Cast(base);
     const D2 time(D1(t, 0.0), D1(1.0, 0.0));
+    const JacobianCompression& c = Detected().phi_q;
     phi_q_dot.setZero();
-    for (int g = 0; g < phi_q_compression_.num_groups(); ++g) {
+    for (int g = 0; g < c.num_groups(); ++g) {
       for (int i = 0; i < n(); ++i) {
-        const double seed = phi_q_compression_.group_of_column(i) == g ? 1.0 : 0.0;
+        const double seed = c.group_of_column(i) == g ? 1.0 : 0.0;
         w.q2[i] = D2(D1(q[i], seed), D1(v[i], 0.0));
       }
       eq_.Constraints(time, w.q2.data(), w.out2.data());
-      for (auto e = phi_q_compression_.begin(g); e != phi_q_compression_.end(g); ++e)
-        phi_q_dot(e->row, e->col) = w.out2[e->row].d.d;
+      for (auto e = c.begin(g); e != c.end(g); ++e) phi_q_dot(e->row, e->col) = w.out2[e->row].d.d;
     }
   }
 
@@ -181,7 +187,7 @@ class EquationsDae final : public MechanicalDae {
     // of groups a and b that row r depends on (jacobian_compression.h), so every
     // (r, i, j) is met in exactly one pass; k is symmetric, so only b >= a is evaluated.
     auto& w = Cast(base);
-    const JacobianCompression& c = phi_q_compression_;
+    const JacobianCompression& c = Detected().phi_q;
     k.setZero();
     for (int a = 0; a < c.num_groups(); ++a) {
       for (int b = a; b < c.num_groups(); ++b) {
@@ -220,7 +226,7 @@ class EquationsDae final : public MechanicalDae {
     for (int j = 0; j < n(); ++j) forces[j] = w.f[j];
     // -dV/dq, one pass per coordinate V depends on (DetectPotentialStructure).
     for (int i = 0; i < n(); ++i) w.q1[i] = D1(q[i]);
-    for (int j : gradient_columns_) {
+    for (int j : Detected().gradient_columns) {
       w.q1[j].d = 1.0;
       forces[j] -= eq_.Potential(D1(t), w.q1.data()).d;
       w.q1[j].d = 0.0;
@@ -237,7 +243,7 @@ class EquationsDae final : public MechanicalDae {
     // uniform gravity, has none: DetectPotentialStructure).
     dq.setZero();
     for (int i = 0; i < n(); ++i) w.q2[i] = D2(D1(q[i], 0.0), D1(0.0, 0.0));
-    const std::vector<int>& s = hessian_columns_;
+    const std::vector<int>& s = Detected().hessian_columns;
     for (size_t a = 0; a < s.size(); ++a) {
       for (size_t b = a; b < s.size(); ++b) {
         const int i = s[a], j = s[b];
@@ -269,8 +275,8 @@ class EquationsDae final : public MechanicalDae {
     }
     // Velocity (gyroscopic) forces: time-independent, so compressed like Phi_q, one pass
     // per column group of their q and v patterns.
-    AccumulateCompressedVelocityForceJacobian(w, q, v, velocity_force_q_compression_, w.q1, dq);
-    AccumulateCompressedVelocityForceJacobian(w, q, v, velocity_force_v_compression_, w.v1, dv);
+    AccumulateCompressedVelocityForceJacobian(w, q, v, Detected().velocity_force_q, w.q1, dq);
+    AccumulateCompressedVelocityForceJacobian(w, q, v, Detected().velocity_force_v, w.v1, dv);
   }
 
   void CalcMassTimesAccelerationJacobian(DaeWorkspace& base, ConstVectorRef q, ConstVectorRef a,
@@ -284,7 +290,7 @@ class EquationsDae final : public MechanicalDae {
     // One pass per column group of the pattern of d(M a)/dq (a body's mass block depends
     // only on its own coordinates, so a few groups cover any number of bodies).
     auto& w = Cast(base);
-    const JacobianCompression& c = mass_rate_compression_;
+    const JacobianCompression& c = Detected().mass_rate;
     out.setZero();
     for (int g = 0; g < c.num_groups(); ++g) {
       for (int i = 0; i < n(); ++i) w.q1[i] = Seed(q[i], c.group_of_column(i) == g);
@@ -423,12 +429,12 @@ class EquationsDae final : public MechanicalDae {
     }
   };
 
-  // The coordinates V depends on (gradient_columns_) and the rows of its Hessian that are
-  // not identically zero (hessian_columns_), from three pseudo-random states: row i of the
+  // The coordinates V depends on (gradient_columns) and the rows of its Hessian that are
+  // not identically zero (hessian_columns), from three pseudo-random states: row i of the
   // Hessian H is zero iff (H w)_i = 0 for a random w (with probability 1), so n second-order
   // passes find it instead of n (n + 1) / 2. Uniform gravity is linear in q: no Hessian
   // pass at all, the largest cost of a Newmark step on a long chain before (n_four_bar).
-  void DetectPotentialStructure() {
+  void DetectPotentialStructure(Structure& out) const {
     const int cols = n();
     std::vector<char> depends(cols, 0), curved(cols, 0);
     Workspace w(cols, m());
@@ -447,15 +453,15 @@ class EquationsDae final : public MechanicalDae {
       }
     }
     for (int i = 0; i < cols; ++i) {
-      if (depends[i]) gradient_columns_.push_back(i);
-      if (curved[i]) hessian_columns_.push_back(i);
+      if (depends[i]) out.gradient_columns.push_back(i);
+      if (curved[i]) out.hessian_columns.push_back(i);
     }
   }
 
   // Column compressions of d(M a)/dq (random a) and of the velocity forces' Jacobians with
   // respect to q and v, found like Phi_q's pattern. The mass matrix and the velocity forces
   // do not depend on time, so the states cover them.
-  void DetectMassAndVelocityForcePatterns() {
+  void DetectMassAndVelocityForcePatterns(Structure& out) const {
     const int cols = n();
     std::vector<char> mass_rate(static_cast<size_t>(cols) * cols, 0);
     std::vector<char> force_q(mass_rate.size(), 0), force_v(mass_rate.size(), 0);
@@ -497,16 +503,27 @@ class EquationsDae final : public MechanicalDae {
       return JacobianCompression::FromPattern(cols, cols,
                                               [&](int r, int c) { return pattern[at(r, c)] != 0; });
     };
-    mass_rate_compression_ = compress(mass_rate);
-    velocity_force_q_compression_ = compress(force_q);
-    velocity_force_v_compression_ = compress(force_v);
+    out.mass_rate = compress(mass_rate);
+    out.velocity_force_q = compress(force_q);
+    out.velocity_force_v = compress(force_v);
+  }
+
+  const Structure& Detected() const {
+    std::call_once(structure_once_, [this] {
+      structure_.phi_q = DetectConstraintJacobianPattern();
+      DetectPotentialStructure(structure_);
+      DetectMassAndVelocityForcePatterns(structure_);
+    });
+    return structure_;
   }
 
   Equations eq_;
-  JacobianCompression phi_q_compression_;
-  std::vector<int> gradient_columns_, hessian_columns_;  // DetectPotentialStructure
-  JacobianCompression mass_rate_compression_, velocity_force_q_compression_,
-      velocity_force_v_compression_;
+  // Found on first use, once per DAE (thread-safe: a Problem is shared by parallel runs).
+  // Not in the constructor: the detection costs O(n^2) memory and more, which a model used
+  // only for its outputs or energy (the joint-tree formulation's free bodies, N = 1e5)
+  // never needs.
+  mutable std::once_flag structure_once_;
+  mutable Structure structure_;
 };
 
 template <class Equations>

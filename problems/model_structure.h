@@ -70,7 +70,9 @@ struct ModelStructure {
   /// For a problem whose q is not made of the bodies' coordinate blocks (minimal or
   /// relative coordinates; `bodies` then empty): (q, v) from the motion of every body
   /// (aligned with model.bodies). Empty when the blocks make up q. The model's stated pose
-  /// and twist are then the problem's q0, v0.
+  /// and twist are then the problem's q0, v0. Angles that (q, v) determine only modulo
+  /// 2 pi are taken nearest the values q holds on entry, so that motions mapped in time
+  /// order give continuous coordinates.
   std::function<void(const std::vector<BodyMotion>& bodies, Vector& q, Vector& v)>
       coordinates_from_bodies;
   /// For a planar problem whose q is not made of the bodies' blocks (relative angles): at q,

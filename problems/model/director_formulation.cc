@@ -344,11 +344,12 @@ struct DirectorKinematics {
       return Eigen::Matrix3d::Identity();
     return InitialRotationOf(model.bodies[body]);
   }
-  static JointFrame MakeJointFrame(const ModelDescription& model, const JointDescription& jd) {
+  static JointFrame MakeJointFrame(const ModelDescription& model, const BodyIndex& index,
+                                   const JointDescription& jd) {
     const std::string what = "joint '" + jd.name + "'";
     JointFrame f;
-    const int ia = FindBodyIndex(model, jd.body_a, what);
-    const int ib = FindBodyIndex(model, jd.body_b, what);
+    const int ia = index.Find(jd.body_a, what);
+    const int ib = index.Find(jd.body_b, what);
     const Eigen::Matrix3d ra = InitialRotation(model, ia), rb = InitialRotation(model, ib);
     if constexpr (Dim == 2) {
       const Eigen::Vector2d axis = jd.axis_a.head<2>();

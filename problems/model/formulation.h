@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "problems/mechanical_dae.h"
@@ -37,6 +38,10 @@ struct FormulatedModel {
   /// constraint row, in row order (ModelStructure).
   std::vector<BodyCoordinates> body_coordinates;
   std::vector<ConstraintRows> rows;
+  /// For coordinates that are not body blocks (`body_coordinates` empty):
+  /// ModelStructure::coordinates_from_bodies.
+  std::function<void(const std::vector<BodyMotion>& bodies, Vector& q, Vector& v)>
+      coordinates_from_bodies;
   /// Output values in ModelDescription::outputs order.
   std::function<void(double t, const Vector& q, const Vector& v, Vector& out)> calc_outputs;
 };
@@ -69,6 +74,20 @@ void AppendRows(std::vector<ConstraintRows>& rows, ConstraintRows::Owner owner, 
 // Shared by the formulations: index of a body (-1 for "ground"); throws InputError.
 int FindBodyIndex(const ModelDescription& model, const std::string& name,
                   const std::string& referrer);
+
+/// FindBodyIndex for many lookups: the names hashed once. A linear search per joint makes
+/// compiling a chain of N bodies O(N^2) (minutes at N = 1e5). Holds a reference to the
+/// model, whose bodies must not change while it is used.
+class BodyIndex {
+ public:
+  explicit BodyIndex(const ModelDescription& model);
+  /// As FindBodyIndex: -1 for "ground"; an InputError naming `referrer` for an unknown name.
+  int Find(const std::string& name, const std::string& referrer) const;
+
+ private:
+  const ModelDescription& model_;
+  std::unordered_map<std::string, int> index_;
+};
 /// Two unit vectors completing `axis` (normalised) to a right-handed orthonormal frame.
 void PerpendicularPair(const Eigen::Vector3d& axis, Eigen::Vector3d& f, Eigen::Vector3d& g);
 

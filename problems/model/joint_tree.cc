@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "problems/body_motion.h"
 #include "problems/model/model_compiler.h"
 #include "problems/parameters.h"
 
@@ -133,12 +134,59 @@ void JointKinematics(const TreeBody& b, const ParentPose& a, const double* q, co
   }
 }
 
+// The inverse of (7), (8) body by body: joint coordinates and velocities of the absolute
+// ones p, p' (planar layout). A distance joint's link angle is taken within pi of the value
+// q holds on entry, so that a sequence of poses mapped in order gives a continuous angle.
+void JointCoordinatesFromAbsolute(const std::vector<TreeBody>& bodies, const Vector& p,
+                                  const Vector& pv, Vector& q, Vector& v) {
+  for (const TreeBody& b : bodies) {
+    const ParentPose a = PoseOf(bodies, b.parent, p.data(), pv.data());
+    const Eigen::Vector2d x = p.segment<2>(b.p_offset), xv = pv.segment<2>(b.p_offset);
+    const double theta = b.d == 3 ? p(b.p_offset + 2) : 0.0;
+    const double omega = b.d == 3 ? pv(b.p_offset + 2) : 0.0;
+    const Eigen::Vector2d ua = ParentArm(a, b);
+    const Eigen::Vector2d anchor = a.x + ua, anchor_v = a.xv + a.omega * Perp(ua);
+    double* qi = q.data() + b.q_offset;
+    double* vi = v.data() + b.q_offset;
+    switch (b.joint) {
+      case TreeJointKind::kFree:
+        qi[0] = x.x() - anchor.x();
+        qi[1] = x.y() - anchor.y();
+        vi[0] = xv.x() - anchor_v.x();
+        vi[1] = xv.y() - anchor_v.y();
+        if (b.d == 3) {
+          qi[2] = theta - a.angle;
+          vi[2] = omega - a.omega;
+        }
+        break;
+      case TreeJointKind::kRevolute:
+        qi[0] = theta - a.angle;
+        vi[0] = omega - a.omega;
+        break;
+      case TreeJointKind::kPrismatic: {
+        const Eigen::Vector2d w = a.has_angle ? Rotate(a.angle, b.axis_a) : b.axis_a;
+        const Eigen::Vector2d ub = b.d == 3 ? Rotate(theta, b.s_b) : b.s_b;
+        qi[0] = w.dot(x + ub - anchor);
+        Eigen::Vector2d rest = anchor_v + qi[0] * a.omega * Perp(w);
+        if (b.d == 3) rest -= a.omega * Perp(ub);
+        vi[0] = w.dot(xv - rest);
+        break;
+      }
+      case TreeJointKind::kDistance: {
+        const Eigen::Vector2d r = x - anchor;
+        const double angle = std::atan2(r.y(), r.x());
+        qi[0] += std::remainder(angle - qi[0], 2.0 * M_PI);
+        vi[0] = Perp(r.normalized()).dot(xv - anchor_v) / b.length;
+        break;
+      }
+    }
+  }
+}
+
 struct TreeWorkspace final : DaeWorkspace {
-  std::unique_ptr<DaeWorkspace> planar;
   TreeState state;
   JointMotion motion;
   Vector body_forces, acc, forces_all, q_plus, q_minus, col_plus, col_minus, zero_v, p, pv;
-  Matrix planar_mass;
 };
 
 TreeWorkspace& Ws(DaeWorkspace& ws) { return static_cast<TreeWorkspace&>(ws); }
@@ -258,12 +306,15 @@ double AngleRate(const std::vector<TreeBody>& bodies, int body, const Vector& x)
 // The planar formulation's force elements (model_equations.h) evaluated directly in
 // absolute coordinates: one pass over the elements, O(N) (the planar DAE differentiates its
 // potential one coordinate at a time, O(N^2)). tests/test_recursive.cc checks both agree.
-void JointTreeDae::CalcAppliedForces(double t, const Vector& p, const Vector& pv, Vector& f) const {
+void JointTreeDae::CalcAppliedForces(double t, const Vector& p, const Vector& pv, Vector& f,
+                                     bool with_potential) const {
   f.setZero();
   Eigen::Vector2d xa, xva, arma, xb, xvb, armb;
+  const double potential = with_potential ? 1.0 : 0.0;  // weight of gravity and springs
   for (const TreeForce& e : forces_) {
     switch (e.kind) {
       case ForceKind::kGravity:
+        if (!with_potential) break;
         for (int i = 0; i < num_bodies(); ++i)
           f.segment<2>(bodies_[i].p_offset) += mass_blocks_[i](0, 0) * e.vector.head<2>();
         break;
@@ -275,7 +326,7 @@ void JointTreeDae::CalcAppliedForces(double t, const Vector& p, const Vector& pv
         const Eigen::Vector2d dir = d / length;
         const double rate = dir.dot(xvb - xva);
         const Eigen::Vector2d force =
-            -(e.stiffness * (length - e.rest) + e.damping * rate) * dir;  // on b
+            -(potential * e.stiffness * (length - e.rest) + e.damping * rate) * dir;  // on b
         AddForce(bodies_, e.b, armb, force, f);
         AddForce(bodies_, e.a, arma, -force, f);
         break;
@@ -283,7 +334,7 @@ void JointTreeDae::CalcAppliedForces(double t, const Vector& p, const Vector& pv
       case ForceKind::kTorsionalSpring: {
         const double rel = AngleRate(bodies_, e.b, p) - AngleRate(bodies_, e.a, p);
         const double rate = AngleRate(bodies_, e.b, pv) - AngleRate(bodies_, e.a, pv);
-        const double torque = -e.stiffness * (rel - e.rest) - e.damping * rate;  // on b
+        const double torque = -potential * e.stiffness * (rel - e.rest) - e.damping * rate;  // on b
         if (e.b >= 0 && bodies_[e.b].d == 3) f(bodies_[e.b].p_offset + 2) += torque;
         if (e.a >= 0 && bodies_[e.a].d == 3) f(bodies_[e.a].p_offset + 2) -= torque;
         break;
@@ -299,6 +350,37 @@ void JointTreeDae::CalcAppliedForces(double t, const Vector& p, const Vector& pv
         break;
     }
   }
+}
+
+// The planar formulation's potential (model_equations.h), element by element.
+double JointTreeDae::PotentialEnergy(double /*t*/, const Vector& p) const {
+  double energy = 0.0;
+  Eigen::Vector2d xa, xva, arma, xb, xvb, armb;
+  for (const TreeForce& e : forces_) {
+    switch (e.kind) {
+      case ForceKind::kGravity:  // V = -m g . x
+        for (int i = 0; i < num_bodies(); ++i)
+          energy -=
+              mass_blocks_[i](0, 0) * e.vector.head<2>().dot(p.segment<2>(bodies_[i].p_offset));
+        break;
+      case ForceKind::kSpringDamper: {
+        PointMotion(bodies_, e.a, e.sa, p, p, xa, xva, arma);  // p as p': velocities unused
+        PointMotion(bodies_, e.b, e.sb, p, p, xb, xvb, armb);
+        const double stretch = (xb - xa).norm() - e.rest;
+        energy += 0.5 * e.stiffness * stretch * stretch;
+        break;
+      }
+      case ForceKind::kTorsionalSpring: {
+        const double rel = AngleRate(bodies_, e.b, p) - AngleRate(bodies_, e.a, p) - e.rest;
+        energy += 0.5 * e.stiffness * rel * rel;
+        break;
+      }
+      case ForceKind::kForce:
+      case ForceKind::kTorque:
+        break;  // applied: in the power, not the potential
+    }
+  }
+  return energy;
 }
 
 void JointTreeDae::CalcAbsolute(ConstVectorRef q, ConstVectorRef v, VectorRef p,
@@ -415,28 +497,43 @@ void JointTreeDae::CalcMassTimesAccelerationJacobian(DaeWorkspace& ws_base, Cons
   }
 }
 
+// Energy, power and momenta from the absolute coordinates body by body and element by
+// element, O(N): the planar DAE's own would fill its dense n x n mass matrix.
 double JointTreeDae::CalcEnergy(DaeWorkspace& ws_base, double t, ConstVectorRef q,
                                 ConstVectorRef v) const {
   TreeWorkspace& ws = Ws(ws_base);
   CalcAbsolute(q, v, ws.p, ws.pv);
-  if (!ws.planar) ws.planar = planar_->MakeWorkspace();
-  return planar_->CalcEnergy(*ws.planar, t, ws.p, ws.pv);
+  double kinetic = 0.0;
+  for (int i = 0; i < num_bodies(); ++i) {
+    const auto pv_i = ws.pv.segment(bodies_[i].p_offset, bodies_[i].d);
+    kinetic += 0.5 * pv_i.dot(mass_blocks_[i] * pv_i);
+  }
+  return kinetic + PotentialEnergy(t, ws.p);
 }
 
 double JointTreeDae::CalcAppliedPower(DaeWorkspace& ws_base, double t, ConstVectorRef q,
                                       ConstVectorRef v) const {
   TreeWorkspace& ws = Ws(ws_base);
   CalcAbsolute(q, v, ws.p, ws.pv);
-  if (!ws.planar) ws.planar = planar_->MakeWorkspace();
-  return planar_->CalcAppliedPower(*ws.planar, t, ws.p, ws.pv);
+  CalcAppliedForces(t, ws.p, ws.pv, ws.body_forces, /*with_potential=*/false);
+  return ws.body_forces.dot(ws.pv);
 }
 
 bool JointTreeDae::CalcMomenta(DaeWorkspace& ws_base, ConstVectorRef q, ConstVectorRef v,
                                Eigen::Vector3d& linear, Eigen::Vector3d& angular) const {
   TreeWorkspace& ws = Ws(ws_base);
   CalcAbsolute(q, v, ws.p, ws.pv);
-  if (!ws.planar) ws.planar = planar_->MakeWorkspace();
-  return planar_->CalcMomenta(*ws.planar, ws.p, ws.pv, linear, angular);
+  linear.setZero();
+  angular.setZero();
+  for (int i = 0; i < num_bodies(); ++i) {
+    const TreeBody& b = bodies_[i];
+    const double m = mass_blocks_[i](0, 0);
+    const Eigen::Vector2d x = ws.p.segment<2>(b.p_offset), xv = ws.pv.segment<2>(b.p_offset);
+    linear.head<2>() += m * xv;
+    angular.z() += m * (x.x() * xv.y() - x.y() * xv.x());
+    if (b.d == 3) angular.z() += mass_blocks_[i](2, 2) * ws.pv(b.p_offset + 2);
+  }
+  return true;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -553,55 +650,14 @@ FormulatedModel FormulateJointTree(const ModelDescription& model) {
     bodies.push_back(b);
   }
 
-  // Joint coordinates of the stated pose and twist: the inverse of (7), (8) body by body.
-  const Vector& p = planar.q_guess;
-  const Vector& pv = planar.v_guess;
+  // Joint coordinates of the stated pose and twist.
   Vector q = Vector::Zero(q_offset), v = Vector::Zero(q_offset);
-  for (const TreeBody& b : bodies) {
-    const ParentPose a = PoseOf(bodies, b.parent, p.data(), pv.data());
-    const Eigen::Vector2d x = p.segment<2>(b.p_offset), xv = pv.segment<2>(b.p_offset);
-    const double theta = b.d == 3 ? p(b.p_offset + 2) : 0.0;
-    const double omega = b.d == 3 ? pv(b.p_offset + 2) : 0.0;
-    const Eigen::Vector2d ua = ParentArm(a, b);
-    const Eigen::Vector2d anchor = a.x + ua, anchor_v = a.xv + a.omega * Perp(ua);
-    double* qi = q.data() + b.q_offset;
-    double* vi = v.data() + b.q_offset;
-    switch (b.joint) {
-      case TreeJointKind::kFree:
-        qi[0] = x.x() - anchor.x();
-        qi[1] = x.y() - anchor.y();
-        vi[0] = xv.x() - anchor_v.x();
-        vi[1] = xv.y() - anchor_v.y();
-        if (b.d == 3) {
-          qi[2] = theta - a.angle;
-          vi[2] = omega - a.omega;
-        }
-        break;
-      case TreeJointKind::kRevolute:
-        qi[0] = theta - a.angle;
-        vi[0] = omega - a.omega;
-        break;
-      case TreeJointKind::kPrismatic: {
-        const Eigen::Vector2d w = a.has_angle ? Rotate(a.angle, b.axis_a) : b.axis_a;
-        const Eigen::Vector2d ub = b.d == 3 ? Rotate(theta, b.s_b) : b.s_b;
-        qi[0] = w.dot(x + ub - anchor);
-        Eigen::Vector2d rest = anchor_v + qi[0] * a.omega * Perp(w);
-        if (b.d == 3) rest -= a.omega * Perp(ub);
-        vi[0] = w.dot(xv - rest);
-        break;
-      }
-      case TreeJointKind::kDistance: {
-        const Eigen::Vector2d r = x - anchor;
-        qi[0] = std::atan2(r.y(), r.x());
-        vi[0] = Perp(r.normalized()).dot(xv - anchor_v) / b.length;
-        break;
-      }
-    }
-  }
+  JointCoordinatesFromAbsolute(bodies, planar.q_guess, planar.v_guess, q, v);
 
   std::vector<TreeForce> forces;
+  const BodyIndex index(model);
   auto tree_index = [&](const std::string& name) {
-    const int mi = name.empty() ? -1 : FindBodyIndex(model, name, "force element");
+    const int mi = name.empty() ? -1 : index.Find(name, "force element");
     return mi < 0 ? -1 : position[mi];
   };
   for (const ForceDescription& d : model.forces) {
@@ -637,6 +693,20 @@ FormulatedModel FormulateJointTree(const ModelDescription& model) {
   out.hold_v.resize(0, q_offset);
   out.stated_q = Vector::Zero(q_offset);
   out.stated_v = Vector::Zero(q_offset);
+  // References and peers hand back body motions: absolute coordinates through the planar
+  // blocks of the same bodies, then the inverse of (7), (8).
+  auto planar_blocks = std::make_shared<ModelStructure>();
+  planar_blocks->model = planar.model;
+  planar_blocks->formulation = "planar";
+  planar_blocks->bodies = planar.body_coordinates;
+  out.coordinates_from_bodies = [dae, planar_blocks](const std::vector<BodyMotion>& motion,
+                                                     Vector& qq, Vector& vv) {
+    Vector pp(dae->num_absolute()), ppv(dae->num_absolute());
+    CoordinatesFromBodies(*planar_blocks, motion, pp, ppv);
+    if (qq.size() != dae->num_coordinates() || !qq.allFinite()) qq.setZero(dae->num_coordinates());
+    vv.resize(dae->num_coordinates());
+    JointCoordinatesFromAbsolute(dae->bodies(), pp, ppv, qq, vv);
+  };
   auto planar_outputs = planar.calc_outputs;
   const int np = dae->num_absolute();
   out.calc_outputs = [dae, planar_outputs, np](double t, const Vector& qq, const Vector& vv,

@@ -88,12 +88,17 @@ class JointTreeDae final : public MechanicalDae {
                std::vector<BodyMatrix> mass_blocks, std::shared_ptr<const MechanicalDae> planar,
                double mass_scale);
 
-  /// The planar formulation of the same bodies and forces (q = p): energy, momenta (its
-  /// workspace is made on first use: its potential gradient is O(N^2), it is not on the
-  /// evaluation path) and a cross-check of the applied forces.
+  /// The planar formulation of the same bodies and forces (q = p): the cross-check of the
+  /// forces, energy and momenta computed here in O(N) (its own are O(N^2): a dense mass
+  /// matrix, a potential gradient one coordinate at a time).
   const MechanicalDae& planar() const { return *planar_; }
-  /// f(t, p, p') of (11) in the planar layout, O(N) (force elements one by one).
-  void CalcAppliedForces(double t, const Vector& p, const Vector& pv, Vector& f) const;
+  /// f(t, p, p') of (11) in the planar layout, O(N) (force elements one by one); without
+  /// gravity and the springs' stiffness when `with_potential` is false (what the applied
+  /// power counts).
+  void CalcAppliedForces(double t, const Vector& p, const Vector& pv, Vector& f,
+                         bool with_potential = true) const;
+  /// The potential of gravity and the springs at absolute coordinates p, O(N).
+  double PotentialEnergy(double t, const Vector& p) const;
 
   const std::vector<TreeBody>& bodies() const { return bodies_; }
   int num_bodies() const { return static_cast<int>(bodies_.size()); }

@@ -70,9 +70,9 @@ struct ModelCompiler {
   }
 
   /// The reference of body `name` ("ground": offset -1).
-  static BodyRef Find(const ModelDescription& model, const std::vector<BodyRef>& refs,
+  static BodyRef Find(const BodyIndex& index, const std::vector<BodyRef>& refs,
                       const std::string& name, const std::string& referrer) {
-    const int i = FindBodyIndex(model, name, referrer);
+    const int i = index.Find(name, referrer);
     return i < 0 ? K::Ref(-1, false) : refs[i];
   }
 
@@ -126,14 +126,15 @@ struct ModelCompiler {
       double offset, scale;
     };
     std::vector<Out> outs;
+    const BodyIndex index(model);
     for (const auto& o : model.outputs) {
       const std::string what = "output '" + o.name + "'";
       const BodyRef reference =
-          o.reference_body.empty() ? K::Ref(-1, false) : Find(model, refs, o.reference_body, what);
+          o.reference_body.empty() ? K::Ref(-1, false) : Find(index, refs, o.reference_body, what);
       const Eigen::Vector3d axis =
           o.axis.norm() > 0.0 ? Eigen::Vector3d(o.axis.normalized()) : Eigen::Vector3d::UnitZ();
       outs.push_back(
-          {o.kind, Find(model, refs, o.body, what), reference, o.point, axis, o.offset, o.scale});
+          {o.kind, Find(index, refs, o.body, what), reference, o.point, axis, o.offset, o.scale});
     }
     // Stateless (angles of a spatial formulation come in (-2 pi, 2 pi]; the harness
     // unwraps them), so the problem stays shareable across threads.
@@ -170,8 +171,9 @@ FormulatedModel CompileModel(const ModelDescription& model) {
   const auto refs = Compiler::LayOutBodies(model, out, eq.n);
   for (size_t i = 0; i < model.bodies.size(); ++i)
     eq.bodies.push_back({refs[i], model.bodies[i].mass, model.bodies[i].inertia});
+  const BodyIndex index(model);
   auto ref = [&](const std::string& name, const std::string& what) {
-    return Compiler::Find(model, refs, name, what);
+    return Compiler::Find(index, refs, name, what);
   };
   for (const auto& jd : model.joints) {
     const std::string what = "joint '" + jd.name + "'";
@@ -181,7 +183,7 @@ FormulatedModel CompileModel(const ModelDescription& model) {
     j.b = ref(jd.body_b, what);
     j.sa = K::InDimension(jd.point_a);
     j.sb = K::InDimension(jd.point_b);
-    j.frame = K::MakeJointFrame(model, jd);
+    j.frame = K::MakeJointFrame(model, index, jd);
     j.length = jd.length > 0.0 ? jd.length : 1.0;
     const int rows = Equations::JointRowCount(jd.kind);
     AppendRows(out.rows, ConstraintRows::Owner::kJoint, static_cast<int>(eq.joints.size()), jd.name,

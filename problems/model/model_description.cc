@@ -16,14 +16,37 @@ std::string ModelDescription::Where() const {
   return "model '" + title + "'";
 }
 
+namespace {
+
+[[noreturn]] void ThrowUndefinedBody(const ModelDescription& model, const std::string& name,
+                                     const std::string& referrer) {
+  throw InputError(model.Where() + ": " + referrer + " references body '" + name +
+                   "', which is not defined (bodies are listed under \"bodies\"; the fixed "
+                   "frame is \"ground\")");
+}
+
+}  // namespace
+
 int FindBodyIndex(const ModelDescription& model, const std::string& name,
                   const std::string& referrer) {
   if (name == "ground") return -1;
   for (size_t i = 0; i < model.bodies.size(); ++i)
     if (model.bodies[i].name == name) return static_cast<int>(i);
-  throw InputError(model.Where() + ": " + referrer + " references body '" + name +
-                   "', which is not defined (bodies are listed under \"bodies\"; the fixed "
-                   "frame is \"ground\")");
+  ThrowUndefinedBody(model, name, referrer);
+}
+
+BodyIndex::BodyIndex(const ModelDescription& model) : model_(model) {
+  index_.reserve(model.bodies.size());
+  // emplace keeps the first of equal names, as the linear search finds it.
+  for (size_t i = 0; i < model.bodies.size(); ++i)
+    index_.emplace(model.bodies[i].name, static_cast<int>(i));
+}
+
+int BodyIndex::Find(const std::string& name, const std::string& referrer) const {
+  if (name == "ground") return -1;
+  const auto it = index_.find(name);
+  if (it == index_.end()) ThrowUndefinedBody(model_, name, referrer);
+  return it->second;
 }
 
 void PerpendicularPair(const Eigen::Vector3d& axis, Eigen::Vector3d& f, Eigen::Vector3d& g) {
@@ -110,10 +133,11 @@ void ValidateModel(const ModelDescription& model) {
           (h == "angle" || h == "omega" || h == "orientation" || h[0] == 'w'))
         throw InputError(w + ": " + what + " hold: '" + h + "' is not a point-mass coordinate");
   }
+  const BodyIndex bodies(model);
   for (const auto& j : model.joints) {
     const std::string what = "joint '" + j.name + "'";
-    const int a = FindBodyIndex(model, j.body_a, what);
-    const int b = FindBodyIndex(model, j.body_b, what);
+    const int a = bodies.Find(j.body_a, what);
+    const int b = bodies.Find(j.body_b, what);
     if (a == b) throw InputError(w + ": " + what + " connects body '" + j.body_a + "' to itself");
     RequireFiniteVector(model, what + " point_a", j.point_a);
     RequireFiniteVector(model, what + " point_b", j.point_b);
@@ -132,17 +156,17 @@ void ValidateModel(const ModelDescription& model) {
     RequireFinite(model, what + " damping", f.damping);
     RequireFinite(model, what + " rest_length", f.rest_length);
     if (f.kind == ForceKind::kGravity) continue;
-    FindBodyIndex(model, f.body_a, what);
+    bodies.Find(f.body_a, what);
     if (f.kind == ForceKind::kSpringDamper || f.kind == ForceKind::kTorsionalSpring)
-      FindBodyIndex(model, f.body_b, what);
+      bodies.Find(f.body_b, what);
     if (f.stiffness < 0.0 || f.damping < 0.0)
       throw InputError(w + ": " + what + " stiffness and damping must be >= 0");
   }
   for (const auto& d : model.drivers) {
     const std::string what = "driver '" + d.name + "'";
-    const int a = FindBodyIndex(model, d.body_a, what);
+    const int a = bodies.Find(d.body_a, what);
     if (d.kind == DriverKind::kRelativeAngle) {
-      FindBodyIndex(model, d.body_b, what);
+      bodies.Find(d.body_b, what);
     } else {
       if (a < 0) throw InputError(w + ": " + what + " must name a body, not ground");
       if (d.coordinate == "angle" && model.bodies[a].kind == BodyKind::kPointMass)
@@ -151,14 +175,14 @@ void ValidateModel(const ModelDescription& model) {
   }
   for (const auto& o : model.outputs) {
     const std::string what = "output '" + o.name + "'";
-    const int b = FindBodyIndex(model, o.body, what);
+    const int b = bodies.Find(o.body, what);
     if (b < 0) throw InputError(w + ": " + what + " must name a body, not ground");
     if (o.kind == OutputKind::kAngle && model.bodies[b].kind == BodyKind::kPointMass)
       throw InputError(w + ": " + what + ": a point mass has no angle");
     if (!o.reference_body.empty()) {
       // Relative outputs are measured in the reference body's frame: it needs one, and a
       // velocity in a moving frame is not defined here (whose derivative?).
-      const int r = FindBodyIndex(model, o.reference_body, what);
+      const int r = bodies.Find(o.reference_body, what);
       if (r >= 0 && model.bodies[r].kind != BodyKind::kRigid)
         throw InputError(w + ": " + what + ": reference_body '" + o.reference_body +
                          "' must be a rigid body");

@@ -15,6 +15,7 @@ std::shared_ptr<const ModelStructure> MakeStructure(const FormulatedModel& formu
   structure->formulation = formulation;
   structure->bodies = formulated.body_coordinates;
   structure->rows = formulated.rows;
+  structure->coordinates_from_bodies = formulated.coordinates_from_bodies;
   structure->tree = BuildKinematicTree(formulated.model);
   return structure;
 }

@@ -57,9 +57,16 @@ KinematicTree BuildKinematicTree(const ModelDescription& model) {
   const int joints = static_cast<int>(model.joints.size());
   // Joint ends as body indices (-1: ground).
   std::vector<int> end_a(joints), end_b(joints);
+  // The joints at each body (slot 0: the ground), in model order: the breadth-first
+  // search below visits them as a scan of all joints would, in O(joints) overall.
+  std::vector<std::vector<int>> incident(bodies + 1);
+  const BodyIndex index(model);
   for (int k = 0; k < joints; ++k) {
-    end_a[k] = FindBodyIndex(model, model.joints[k].body_a, "joint '" + model.joints[k].name + "'");
-    end_b[k] = FindBodyIndex(model, model.joints[k].body_b, "joint '" + model.joints[k].name + "'");
+    const std::string what = "joint '" + model.joints[k].name + "'";
+    end_a[k] = index.Find(model.joints[k].body_a, what);
+    end_b[k] = index.Find(model.joints[k].body_b, what);
+    incident[end_a[k] + 1].push_back(k);
+    if (end_b[k] != end_a[k]) incident[end_b[k] + 1].push_back(k);
   }
   KinematicTree tree;
   tree.parent.assign(bodies, -1);
@@ -71,8 +78,8 @@ KinematicTree BuildKinematicTree(const ModelDescription& model) {
     while (!queue.empty()) {
       const int body = queue.front();
       queue.pop_front();
-      for (int k = 0; k < joints; ++k) {
-        if (in_tree[k] || (end_a[k] != body && end_b[k] != body)) continue;
+      for (const int k : incident[body + 1]) {
+        if (in_tree[k]) continue;
         const int other = end_a[k] == body ? end_b[k] : end_a[k];
         if (other < 0 || reached[other]) continue;
         reached[other] = 1;

@@ -95,8 +95,9 @@ void AddPointForce(const BodyRef& b, const T* q, const Eigen::Vector2d& s, const
   }
 }
 
-double InitialAngle(const ModelDescription& model, const std::string& name) {
-  const int i = FindBodyIndex(model, name, "");
+double InitialAngle(const ModelDescription& model, const BodyIndex& index,
+                    const std::string& name) {
+  const int i = index.Find(name, "");
   return i < 0 || model.bodies[i].kind == BodyKind::kPointMass ? 0.0 : model.bodies[i].angle;
 }
 
@@ -117,11 +118,12 @@ struct PlanarKinematics {
   static Eigen::Vector2d InDimension(const Eigen::Vector3d& v) { return Xy(v); }
   static int CoordinateIndex(const std::string& c) { return c == "x" ? 0 : c == "y" ? 1 : 2; }
   static std::vector<std::string> IntrinsicRowNames(const BodyDescription&, bool) { return {}; }
-  static JointFrame MakeJointFrame(const ModelDescription& model, const JointDescription& jd) {
+  static JointFrame MakeJointFrame(const ModelDescription& model, const BodyIndex& index,
+                                   const JointDescription& jd) {
     JointFrame f;
     const Eigen::Vector2d axis = Xy(jd.axis_a);
     if (axis.norm() > 0.0) f.normal_a = Eigen::Vector2d(-axis.y(), axis.x()).normalized();
-    f.angle0 = InitialAngle(model, jd.body_b) - InitialAngle(model, jd.body_a);
+    f.angle0 = InitialAngle(model, index, jd.body_b) - InitialAngle(model, index, jd.body_a);
     return f;
   }
 
@@ -274,11 +276,12 @@ void ValidatePlanarModel(const ModelDescription& model) {
     if (uses_axis && !(j.axis_a.norm() > 0.0))
       throw InputError(w + ": " + what + " axis_a must be non-zero");
   }
+  const BodyIndex index(model);
   for (const auto& f : model.forces) {
     const std::string what = "force '" + f.name + "'";
     if (f.kind == ForceKind::kTorsionalSpring &&
-        (FindBodyIndex(model, f.body_a, what) >= 0 &&
-         model.bodies[FindBodyIndex(model, f.body_a, what)].kind == BodyKind::kPointMass))
+        (index.Find(f.body_a, what) >= 0 &&
+         model.bodies[index.Find(f.body_a, what)].kind == BodyKind::kPointMass))
       throw InputError(w + ": " + what + ": a point mass has no angle");
   }
   for (const auto& d : model.drivers) {

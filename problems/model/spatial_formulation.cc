@@ -206,14 +206,15 @@ struct EulerParameterKinematics {
     if (!rigid) return {};
     return {"Euler-parameter normalisation of body '" + b.name + "'"};
   }
-  static JointFrame MakeJointFrame(const ModelDescription& model, const JointDescription& jd) {
+  static JointFrame MakeJointFrame(const ModelDescription& model, const BodyIndex& index,
+                                   const JointDescription& jd) {
     const std::string what = "joint '" + jd.name + "'";
     JointFrame f;
     f.ua = jd.axis_a.norm() > 0.0 ? V3(jd.axis_a.normalized()) : V3(V3::UnitZ());
     PerpendicularPair(f.ua, f.fa, f.ga);
     f.hb = jd.axis_b.norm() > 0.0 ? V3(jd.axis_b.normalized()) : V3(V3::UnitZ());
-    const Eigen::Matrix3d ra = InitialRotation(model, FindBodyIndex(model, jd.body_a, what));
-    const Eigen::Matrix3d rb = InitialRotation(model, FindBodyIndex(model, jd.body_b, what));
+    const Eigen::Matrix3d ra = InitialRotation(model, index.Find(jd.body_a, what));
+    const Eigen::Matrix3d rb = InitialRotation(model, index.Find(jd.body_b, what));
     f.kb = rb.transpose() * ra * f.ga;  // perpendicular to f_a at the initial pose
     for (int c = 0; c < 3; ++c) f.frame_b[c] = rb.transpose() * ra * V3::Unit(c);
     return f;
