@@ -7,8 +7,8 @@
 #   joint-dense          q'' by M(q) q'' = Q, M assembled and factorised densely
 # Each point: 7 repeats of as many evaluations as last 0.2 s; min and median reported.
 # joint-dense stops after the first N whose evaluation takes over DENSE_LIMIT s (default 1;
-# an N-times larger N would take ~N^3 longer). Building the problem at N = 1e5 takes
-# minutes (the model compiler's name lookups); it is not timed.
+# an N-times larger N would take ~N^3 longer). Building the problem (about 1.5 s at
+# N = 1e5) is not timed.
 # Usage: scripts/bench/recursive_scaling.sh [BUILD_DIR] > scaling.csv   (CSV on stdout,
 # the fit on stderr). Environment: NS (default "10 100 1000 10000 100000"), DENSE_NS.
 set -euo pipefail

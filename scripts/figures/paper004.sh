@@ -151,4 +151,6 @@ plot "$OUT/scaling_recursive.csv" using 2:5 with linespoints title "recursive", 
 GP
   fi
 fi
+# index.json: every run of this recipe.
+python3 scripts/figures/index_runs.py "$OUT" "figures 004"
 echo "wrote $OUT/README.md"
