@@ -25,6 +25,8 @@
 #include "methods/common/run_loop.h"
 #include "methods/recursive/recursive_methods.h"
 #include "methods/sundials/sundials_support.h"
+#include "problems/body_motion.h"
+#include "problems/model/model_problem.h"
 
 namespace mbb {
 namespace {
@@ -312,6 +314,65 @@ RunOutcome RunRk4(const Problem& problem, const RunSettings& settings, StepObser
 
 enum class Kind { kRecursive, kZeroMass, kDense };
 
+// A planar tree whose problem is in body coordinates (a hand-written catalogue entry with a
+// ModelStructure: planar_pendulum, physical_pendulum, double_pendulum): why the joint-tree
+// formulation of its model cannot be built, empty if it can.
+std::string TreeOfBodiesUnsupported(const Problem& problem) {
+  if (!problem.structure || problem.structure->bodies.empty())
+    return "needs a problem built with formulation=joint-tree (paper 004's tree coordinates) "
+           "or a planar tree in body coordinates";
+  const std::string blocks = BodyCoordinatesUnsupported(*problem.structure, problem.n());
+  if (!blocks.empty()) return blocks;
+  try {
+    ValidateJointTreeModel(problem.structure->model);
+  } catch (const InputError& e) {
+    return std::string("needs a planar tree (paper 004's joint coordinates): ") + e.what();
+  }
+  return {};
+}
+
+// The run in joint coordinates of a problem in body coordinates: the joint-tree formulation
+// of the same model, started from the problem's (q0, v0) through the body motions, and an
+// observer that hands every sample back in the problem's coordinates (the metrics, the
+// reference and the energy are the problem's own). Buffers sized once: no allocation per
+// step.
+class BodyCoordinateObserver final : public StepObserver {
+ public:
+  BodyCoordinateObserver(const Problem& problem, const JointTreeDae& tree, StepObserver& inner)
+      : problem_(problem),
+        tree_(tree),
+        inner_(inner),
+        p_(tree.num_absolute()),
+        pv_(tree.num_absolute()),
+        q_(problem.n()),
+        v_(problem.n()),
+        bodies_(problem.structure->model.bodies.size()) {}
+  void OnStep(const StepSample& s) override {
+    tree_.CalcBodyMotions(s.q, s.v, p_, pv_, bodies_);
+    CoordinatesFromBodies(*problem_.structure, bodies_, q_, v_);
+    inner_.OnStep({s.t, q_, v_});
+  }
+  bool StopRequested() const override { return inner_.StopRequested(); }
+  std::string StopReason() const override { return inner_.StopReason(); }
+
+ private:
+  const Problem& problem_;
+  const JointTreeDae& tree_;
+  StepObserver& inner_;
+  Vector p_, pv_, q_, v_;
+  std::vector<BodyMotion> bodies_;
+};
+
+Problem JointTreeProblemOf(const Problem& problem) {
+  ModelDescription model = problem.structure->model;
+  model.formulation = "joint-tree";
+  Problem tree = BuildModelProblem(model, problem.id);
+  std::vector<BodyMotion> bodies;
+  BodiesFromCoordinates(*problem.structure, problem.q0, problem.v0, bodies);
+  tree.structure->coordinates_from_bodies(bodies, tree.q0, tree.v0);
+  return tree;
+}
+
 class TreeMethod final : public Method {
  public:
   TreeMethod(Kind kind, const ParameterSet& p) : kind_(kind) {
@@ -322,14 +383,21 @@ class TreeMethod final : public Method {
   }
 
   std::string CheckApplicable(const Problem& problem) const override {
-    if (!TreeOf(problem))
-      return "needs a problem built with formulation=joint-tree (paper 004's tree "
-             "coordinates)";
-    return {};
+    if (TreeOf(problem)) return {};
+    return TreeOfBodiesUnsupported(problem);
   }
 
   RunOutcome Run(const Problem& problem, const RunSettings& settings,
                  StepObserver& observer) const override {
+    if (TreeOf(problem)) return RunTree(problem, settings, observer);
+    const Problem tree = JointTreeProblemOf(problem);
+    BodyCoordinateObserver translate(problem, *TreeOf(tree), observer);
+    return RunTree(tree, settings, translate);
+  }
+
+ private:
+  RunOutcome RunTree(const Problem& problem, const RunSettings& settings,
+                     StepObserver& observer) const {
     const JointTreeDae& dae = *TreeOf(problem);
     std::unique_ptr<TreeEquations> equations;
     switch (kind_) {
@@ -347,7 +415,6 @@ class TreeMethod final : public Method {
     return RunIda(problem, settings, observer, *equations);
   }
 
- private:
   Kind kind_;
   Integrator integrator_ = Integrator::kIda;
   double rank_tolerance_ = 1e-10;

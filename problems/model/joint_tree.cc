@@ -394,6 +394,19 @@ void JointTreeDae::CalcAbsolute(ConstVectorRef q, ConstVectorRef v, VectorRef p,
   }
 }
 
+void JointTreeDae::CalcBodyMotions(ConstVectorRef q, ConstVectorRef v, Vector& p, Vector& pv,
+                                   std::vector<BodyMotion>& bodies) const {
+  CalcAbsolute(q, v, p, pv);
+  for (const TreeBody& b : bodies_) {
+    BodyMotion& m = bodies[b.model_index];
+    m.position << p(b.p_offset), p(b.p_offset + 1), 0.0;
+    m.velocity << pv(b.p_offset), pv(b.p_offset + 1), 0.0;
+    m.angle = b.d == 3 ? p(b.p_offset + 2) : 0.0;
+    m.angular_velocity << 0.0, 0.0, b.d == 3 ? pv(b.p_offset + 2) : 0.0;
+    m.orientation = Eigen::Quaterniond(Eigen::AngleAxisd(m.angle, Eigen::Vector3d::UnitZ()));
+  }
+}
+
 // Jp^T F: F_hat_i = F_i + sum_{j in I_i} A_j^T F_hat_j from the leaves to the root, and
 // the joint's share B_i^T F_hat_i (A = -H, B = -J).
 void JointTreeDae::ProjectBodyForces(const TreeState& s, Vector& body_forces, VectorRef out) const {
@@ -623,6 +636,7 @@ FormulatedModel FormulateJointTree(const ModelDescription& model) {
     const BodyDescription& desc = model.bodies[mi];
     TreeBody b;
     b.name = desc.name;
+    b.model_index = mi;
     b.parent = tree.parent[mi] < 0 ? -1 : position[tree.parent[mi]];
     b.d = planar.body_coordinates[mi].size;
     b.p_offset = planar.body_coordinates[mi].offset;

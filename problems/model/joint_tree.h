@@ -48,9 +48,10 @@ enum class TreeJointKind { kFree, kRevolute, kPrismatic, kDistance };
 /// One body of the tree and the joint to its predecessor.
 struct TreeBody {
   std::string name;
-  int parent = -1;  // predecessor pi_i (body index), -1: the root (ground)
-  int d = 0;        // absolute coordinates: 3 rigid, 2 point mass
-  int n = 0;        // joint coordinates n_i
+  int model_index = 0;  // index in the model's bodies (the tree lists them parents first)
+  int parent = -1;      // predecessor pi_i (body index), -1: the root (ground)
+  int d = 0;            // absolute coordinates: 3 rigid, 2 point mass
+  int n = 0;            // joint coordinates n_i
   int p_offset = 0;
   int q_offset = 0;
   TreeJointKind joint = TreeJointKind::kFree;
@@ -113,6 +114,10 @@ class JointTreeDae final : public MechanicalDae {
                      TreeState& s) const;
   /// Absolute coordinates and velocities only (for outputs).
   void CalcAbsolute(ConstVectorRef q, ConstVectorRef v, VectorRef p, VectorRef pv) const;
+  /// The motion of every body (aligned with the model's bodies, sized by the caller) at
+  /// (q, q'); p, pv are scratch of size num_absolute(). Allocation-free.
+  void CalcBodyMotions(ConstVectorRef q, ConstVectorRef v, Vector& p, Vector& pv,
+                       std::vector<BodyMotion>& bodies) const;
 
   // MechanicalDae (m = 0).
   std::unique_ptr<DaeWorkspace> MakeWorkspace() const override;
