@@ -45,12 +45,23 @@ std::optional<double> CriterionValue(const RunRecord& r, const std::string& name
 const std::map<std::string, std::string>& FastestCriterionNames();
 
 struct FastestTrial {
-  double setting;  // h or rtol
+  double setting;  // h or rtol (knob)
   RunStatus status;
   bool passed;
   long steps;
   std::map<std::string, double> values;  // criterion -> metric
   std::string note;                      // failure message or the failing criterion
+  std::string knob;                      // "h", "rtol" or ""
+};
+
+/// The other knob's outcome for a method searched over both h and rtol.
+struct FastestAlternative {
+  std::string knob;
+  bool passed = false;
+  std::optional<double> setting;
+  long steps = 0;
+  std::optional<WallTimes> time;
+  std::string reason;
 };
 
 struct FastestResult {
@@ -64,7 +75,8 @@ struct FastestResult {
   std::optional<WallTimes> time;
   std::map<std::string, double> values, margins;  // margin = bound / value
   std::string reason;                             // why it cannot pass (empty when it passed)
-  std::vector<FastestTrial> trials;
+  std::vector<FastestTrial> trials;               // every knob's, in search order
+  std::vector<FastestAlternative> alternatives;   // the knobs not chosen
 };
 
 struct FastestSearch {

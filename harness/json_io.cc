@@ -82,7 +82,8 @@ json SettingsJson(const RunRecord& r) {
   return {{"h", Optional(r.h)},
           {"t_end", r.t_end},
           {"rtol", Optional(r.rtol)},
-          {"atol", Optional(r.atol)}};
+          {"atol", Optional(r.atol)},
+          {"samples", r.samples}};
 }
 
 json MetricsJson(const RunRecord& r) {
@@ -338,15 +339,17 @@ std::string ConfigurationKey(const RunRecord& d, const RunSpec& spec) {
     text << in.rdbuf();
     problem["model_file_hash"] = HashHex(text.str());
   }
-  const json key = {{"problem", problem},
-                    {"method", {{"id", d.method_id}, {"parameters", d.method_parameters}}},
-                    {"settings",
-                     {{"h", OptionalJson(d.h)},
-                      {"rtol", OptionalJson(d.rtol)},
-                      {"atol", OptionalJson(d.atol)},
-                      {"t_end", d.t_end}}},
-                    {"series", spec.series},
-                    {"repeats", spec.repeats}};
+  json key = {{"problem", problem},
+              {"method", {{"id", d.method_id}, {"parameters", d.method_parameters}}},
+              {"settings",
+               {{"h", OptionalJson(d.h)},
+                {"rtol", OptionalJson(d.rtol)},
+                {"atol", OptionalJson(d.atol)},
+                {"t_end", d.t_end}}},
+              {"series", spec.series},
+              {"repeats", spec.repeats}};
+  // Only when not the default, so that the keys of earlier results stay valid.
+  if (d.samples != "land") key["settings"]["samples"] = d.samples;
   return key.dump();  // nlohmann's object keeps its keys sorted: a canonical text
 }
 

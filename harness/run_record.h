@@ -72,6 +72,7 @@ struct RunRecord {
   std::map<std::string, std::string> method_parameters;
   std::optional<double> h, rtol, atol;
   double t_end = 0.0;
+  std::string samples = "land";  // the setting samples: land | interpolate (method.h)
   /// Load averages (1, 5, 15 min) when the run started; written as context.load_average.
   std::optional<std::array<double, 3>> load_average;
   /// ConfigurationKey of the run (json_io.h), written as `configuration` and

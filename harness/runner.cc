@@ -82,7 +82,13 @@ const std::vector<ParameterSpec>& SettingSpecs() {
   static const std::vector<ParameterSpec> specs = {
       {"h", "", "fixed step size, s", {}},
       {"rtol", "", "relative tolerance (adaptive methods)", {}},
-      {"atol", "", "absolute tolerance (adaptive methods)", {}}};
+      {"atol", "", "absolute tolerance (adaptive methods)", {}},
+      {"samples",
+       "land",
+       "land: adaptive methods land on every sample time of a tabulated reference; "
+       "interpolate: they step freely and the error is measured on the cubic Hermite "
+       "interpolant of the run at those times (fixed-step methods never land)",
+       {"land", "interpolate"}}};
   return specs;
 }
 
@@ -193,7 +199,8 @@ ResolvedRun ResolveRun(const RunSpec& spec) {
   if (run.entry->uses_step_size && !run.entry->uses_tolerances && st.h == 0.0)
     st.h = run.problem.h_default;
   for (const auto& [k, v] : spec.settings.values())
-    if (k != "h" && k != "rtol" && k != "atol") run.method_parameters.Set(k, v);
+    if (k != "h" && k != "rtol" && k != "atol" && k != "samples") run.method_parameters.Set(k, v);
+  st.land_on_samples = spec.settings.GetString("samples", "land") == "land";
   CheckFixedStepCount(run);
   CheckSettingsUsed(spec, *run.entry, run.method_parameters, run.problem.warnings);
   // Combinations a method refuses at creation (e.g. step=adaptive with integrator=rk4) are bad
@@ -222,6 +229,7 @@ RunRecord DescribeRun(const ResolvedRun& run) {
     r.atol = run.settings.atol;
   }
   r.t_end = run.settings.t_end;
+  r.samples = run.settings.land_on_samples ? "land" : "interpolate";
   r.warnings = p.warnings;
   r.initial_residuals = p.initial_residuals;
   r.output_names = p.output_names;
@@ -244,7 +252,7 @@ RunRecord Execute(const ResolvedRun& run, const RunSpec& spec) {
   record.extra_series_names = method->ExtraSeriesNames(run.problem);
   const std::optional<Reference> reference = FindAnyReference(run.problem);
   RunSettings settings = run.settings;
-  if (reference && !reference->evaluate) {
+  if (reference && !reference->evaluate && settings.land_on_samples) {
     for (double t : reference->times)
       if (t > settings.t0 && t <= settings.t_end) settings.stop_times.push_back(t);
   }

@@ -24,9 +24,13 @@ struct RunSettings {
   double rtol = 1e-8;  // adaptive methods
   double atol = 1e-10;
   /// Times (sorted, within (t0, t_end]) an adaptive method must land on exactly, so the
-  /// harness can compare with a reference there. Fixed-step methods ignore them.
+  /// harness can compare with a reference there. Fixed-step methods ignore them. Empty
+  /// under the setting samples=interpolate: the metrics then interpolate the run at the
+  /// reference's times (MetricsObserver, cubic Hermite) and the steps are the method's own.
   std::vector<double> stop_times;
-  long max_steps = 2'000'000;  // a stalled adaptive run fails instead of running for hours
+  long max_steps = 2'000'000;
+  /// The setting samples=land (true) or interpolate (false); see stop_times.
+  bool land_on_samples = true;  // a stalled adaptive run fails instead of running for hours
 };
 
 /// One accepted step. a and lambda are reported where the method computes them.

@@ -40,11 +40,35 @@ TEST_CASE("fastest brackets the cheapest fixed step that meets the criterion", "
 }
 
 TEST_CASE("fastest searches an adaptive method over rtol", "[fastest]") {
-  const FastestResult r = SearchFastest(PendulumSearch(1e-6), "odeint-dopri5");
+  const FastestResult r = SearchFastest(PendulumSearch(1e-6), "ida");
   REQUIRE(r.passed);
   CHECK(r.knob == "rtol");
+  CHECK(r.alternatives.empty());  // IDA has no fixed-step mode
   REQUIRE(r.atol);
   CHECK(*r.atol == Approx(*r.setting * 1e-2));
+}
+
+TEST_CASE("fastest searches a method with both modes over rtol and h, keeps the faster",
+          "[fastest]") {
+  // odeint-dopri5 runs adaptive (rtol) or at a fixed h: both searches run, the result is the
+  // faster passing one and the other is kept as the alternative.
+  const FastestResult r = SearchFastest(PendulumSearch(1e-6), "odeint-dopri5");
+  REQUIRE(r.passed);
+  REQUIRE(r.alternatives.size() == 1);
+  const FastestAlternative& other = r.alternatives[0];
+  CHECK(((r.knob == "rtol" && other.knob == "h") || (r.knob == "h" && other.knob == "rtol")));
+  bool tried_h = false, tried_rtol = false;
+  for (const FastestTrial& t : r.trials) {
+    tried_h = tried_h || t.knob == "h";
+    tried_rtol = tried_rtol || t.knob == "rtol";
+  }
+  CHECK(tried_h);
+  CHECK(tried_rtol);
+  if (other.passed) {
+    REQUIRE(other.time);
+    REQUIRE(r.time);
+    CHECK(r.time->median <= other.time->median);
+  }
 }
 
 TEST_CASE("fastest gives the reason a method cannot pass", "[fastest]") {

@@ -13,6 +13,7 @@
 #include "harness/reference_maker.h"
 #include "methods/method.h"
 #include "reference/reference.h"
+#include "tests/run_spec.h"
 
 namespace mbb {
 namespace {
@@ -400,6 +401,31 @@ TEST_CASE("periodic outputs are compared modulo their period", "[metrics][output
   // Up to the rounding of (angle + 2 pi k) - 2 pi k, a few ulps of 2 pi k.
   CHECK(*b.metrics.error->output_max_abs == Approx(*a.metrics.error->output_max_abs).margin(1e-14));
   CHECK(*a.metrics.error->output_max_abs < 1e-5);  // rtol 1e-9 over 5 s
+}
+
+TEST_CASE("samples=interpolate: free steps, the error measured on the interpolant at every sample",
+          "[metrics][samples]") {
+  // four_bar's stored reference has 100 samples over 3 s. Landing on them caps dopri5's
+  // step at 0.03 s; stepping freely it takes fewer steps, and the metrics compare the cubic
+  // Hermite interpolant of the run (q error O(h^4)) at every sample all the same. Measured
+  // at rtol 1e-6: 4.9e-7 relative landing, 5.8e-7 interpolated (the global error of both
+  // is about the tolerance); 1e-5 leaves a factor 17 and still catches a misaligned
+  // comparison (errors of order 1) or an interpolant of the wrong order.
+  const RunRecord land =
+      Execute(Spec("four_bar", "odeint-dopri5", {}, {{"rtol", "1e-6"}, {"atol", "1e-8"}}, 0.0));
+  const RunRecord free =
+      Execute(Spec("four_bar", "odeint-dopri5", {},
+                   {{"rtol", "1e-6"}, {"atol", "1e-8"}, {"samples", "interpolate"}}, 0.0));
+  REQUIRE(land.status == RunStatus::kOk);
+  REQUIRE(free.status == RunStatus::kOk);
+  REQUIRE(land.metrics.error);
+  REQUIRE(free.metrics.error);
+  CHECK(free.metrics.error->compared_samples == land.metrics.error->compared_samples);
+  CHECK(free.metrics.error->compared_samples >= 100);
+  CHECK(free.counters.steps < land.counters.steps);
+  CHECK(free.metrics.error->position_max_rel < 1e-5);
+  CHECK(free.samples == "interpolate");  // recorded in the result's settings
+  CHECK(land.samples == "land");
 }
 
 }  // namespace mbb
