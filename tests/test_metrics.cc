@@ -299,11 +299,14 @@ TEST_CASE("outputs that read v are compared only where the reference has velocit
 
   // The same as a table without velocities: the velocity outputs are left out (NaN in the
   // table, never a made-up value); with velocities they are computed from them.
+  // Samples before the first singular position (t = 0.72 s, cranks aligned with the
+  // coupler), where the index-1 ODE's accelerations are ill-conditioned and whether an
+  // adaptive run gets through depends on round-off (docs/known-failures.md).
   Reference table;
   table.id = "double_four_bar/test_table";
-  table.t_max = 1.0;
+  table.t_max = 0.6;
   for (int k = 1; k <= 4; ++k) {
-    const double t = 0.25 * k;
+    const double t = 0.15 * k;
     Vector q(p.n());
     analytic->evaluate(t, q);
     analytic->evaluate_velocity(t, v);
@@ -314,7 +317,7 @@ TEST_CASE("outputs that read v are compared only where the reference has velocit
   AttachOutputs(p, table);
   CHECK(table.output_provided == std::vector<char>{1, 1, 1, 1});
   Vector out(4);
-  p.calc_outputs(0.5, table.positions[1], table.velocities[1], out);
+  p.calc_outputs(0.3, table.positions[1], table.velocities[1], out);
   CHECK(table.outputs[1] == out);
   table.velocities.clear();
   AttachOutputs(p, table);
@@ -323,7 +326,8 @@ TEST_CASE("outputs that read v are compared only where the reference has velocit
   CHECK(table.outputs[1][0] == out[0]);
 
   // A run compared against the table without velocities names the outputs it compared.
-  const RunRecord r = RunWithMetrics(p, "odeint-dopri5", Settings(1.0, 1e-10), &table, false);
+  const RunRecord r = RunWithMetrics(p, "odeint-dopri5", Settings(0.6, 1e-10), &table, false);
+  REQUIRE(r.status == RunStatus::kOk);
   REQUIRE(r.metrics.error);
   CHECK(r.metrics.error->compared_samples == 4);
   CHECK(r.metrics.error->outputs_compared == std::vector<std::string>{"B0_x", "B0_y"});
