@@ -27,6 +27,7 @@
 #include "problems/catalogue/hand_written_structure.h"
 #include "problems/catalogue/model_helpers.h"
 #include "problems/equations_dae.h"
+#include "problems/model/model_problem.h"
 
 namespace mbb {
 namespace {
@@ -111,10 +112,11 @@ struct SpinTopEquations : EquationDefaults {
 };
 
 // The mechanism: one rigid body whose tip, tip_distance below its centre of mass along body
-// z, stays on the sphere of that radius about the origin (a distance joint to the origin);
-// q is its (r, e) block. The stated twist is the paper's (the catalogue projects v0).
-std::shared_ptr<ModelStructure> Structure(const SpinTopEquations& eq, const Vector& q0,
-                                          const double omega0[3]) {
+// z, stays on the sphere of that radius about the origin (a distance joint to the origin).
+// Pose q0 = (r, e), centre-of-mass velocity r'0, angular velocity omega0 (global = body at
+// e0 = (1, 0, 0, 0)).
+ModelDescription SpinTopModel(const SpinTopEquations& eq, const Vector& q0,
+                              const Eigen::Vector3d& rdot0, const double omega0[3]) {
   ModelDescription m;
   m.title = "spin top";
   m.dimension = 3;
@@ -124,6 +126,7 @@ std::shared_ptr<ModelStructure> Structure(const SpinTopEquations& eq, const Vect
   top.inertia = Eigen::Vector3d(eq.inertia[0], eq.inertia[1], eq.inertia[2]).asDiagonal();
   top.position = q0.head<3>();
   top.orientation = q0.segment<4>(3);
+  top.velocity = rdot0;
   top.angular_velocity = P(omega0[0], omega0[1], omega0[2]);
   m.bodies.push_back(top);
   JointDescription tip =
@@ -131,11 +134,40 @@ std::shared_ptr<ModelStructure> Structure(const SpinTopEquations& eq, const Vect
   tip.length = eq.tip_distance;
   m.joints.push_back(tip);
   m.forces.push_back(Gravity(P(0, 0, -eq.gravity)));
+  return m;
+}
+
+// q is the body's (r, e) block. The stated twist is the paper's (the catalogue projects v0).
+std::shared_ptr<ModelStructure> Structure(const SpinTopEquations& eq, const Vector& q0,
+                                          const Eigen::Vector3d& rdot0, const double omega0[3]) {
+  const ModelDescription m = SpinTopModel(eq, q0, rdot0, omega0);
   return HandWrittenStructure(
       m, true,
       {OwnedRows(ConstraintRows::Owner::kJoint, 0, "tip", 0, 1),
        OwnedRows(ConstraintRows::Owner::kBody, 0, "Euler-parameter normalisation of 'top'", 1, 1)},
       ChainTree({-1}, {0}));
+}
+
+// form=model: the same mechanism through the model layer, so that every formulation of the
+// registry applies (`formulation=directors` for the energy-momentum schemes of paper 002,
+// whose gravity then enters through the discrete gradient). omega0 is held; with
+// rdot0=zero the assembly corrects r'0 to the tangential tip velocity (0, -omega0_x, 0)
+// (the minimum change of the unheld velocities), which is the rdot0=consistent start.
+Problem BuildModelForm(const SpinTopEquations& eq, const Vector& q0, const Eigen::Vector3d& rdot0,
+                       const double omega0[3], const ParameterSet& p) {
+  ModelDescription m = SpinTopModel(eq, q0, rdot0, omega0);
+  m.id = "spin_top";
+  m.source = "000 s3.4 eqs 61-62 (model layer)";
+  m.bodies[0].hold = {"wx", "wy", "wz"};
+  m.bodies[0].twist_is_estimate = rdot0.isZero();
+  m.outputs = {Output("cm_x", OutputKind::kPointX, "top", P(0, 0, 0)),
+               Output("cm_y", OutputKind::kPointY, "top", P(0, 0, 0)),
+               Output("cm_z", OutputKind::kPointZ, "top", P(0, 0, 0))};
+  m.conserved_momentum = {"angular_z"};
+  m.t_end = 10.0;
+  m.h_default = 1e-4;
+  m.default_methods = {"ida", "odeint-dopri5"};
+  return BuildModelProblem(m, "spin_top", p);
 }
 
 Problem Build(const ParameterSet& p) {
@@ -168,7 +200,9 @@ Problem Build(const ParameterSet& p) {
     // (-omega0_y, omega0_x, 0); the tip at (0, -1, 0) must have a zero y velocity.
     problem.v0[1] = -omega0[0];
   }
-  problem.structure = Structure(eq, problem.q0, omega0);
+  if (p.GetString("form", "equations") == "model")
+    return BuildModelForm(eq, problem.q0, problem.v0.head<3>(), omega0, p);
+  problem.structure = Structure(eq, problem.q0, problem.v0.head<3>(), omega0);
   problem.output_names = {"cm_x", "cm_y", "cm_z"};
   problem.calc_outputs = [](double, const Vector& q, const Vector&, Vector& out) {
     out = q.head(3);
@@ -200,7 +234,13 @@ ProblemEntry SpinTopEntry() {
             "zero",
             "initial centre-of-mass velocity: paper's r'0 = 0 (then v0 is projected) or the "
             "tangential tip velocity keeping omega0",
-            {"zero", "consistent"}}},
+            {"zero", "consistent"}},
+           {"form",
+            "equations",
+            "the paper's Euler-parameter equations (61)-(62), or the model layer's one body on "
+            "a distance joint (any formulation, e.g. directors)",
+            {"equations", "model"}},
+           FormulationParameter(3)},
           Build};
 }
 
