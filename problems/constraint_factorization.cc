@@ -21,7 +21,6 @@ ConstraintFactorization::ConstraintFactorization(int m, int n)
 void ConstraintFactorization::Compute(const Eigen::Ref<const Matrix>& phi_q, int max_rank) {
   MBB_INVARIANT(phi_q.rows() == m_ && phi_q.cols() == n_, "Compute: phi_q must be m x n");
   bases_formed_ = false;
-  null_space_formed_ = false;
   if (m_ == 0) {
     rank_ = computed_rank_ = 0;
     return;
@@ -38,16 +37,6 @@ void ConstraintFactorization::FormBases() {
   else
     qr_.householderQ().evalTo(basis_, householder_work_);
   bases_formed_ = true;
-}
-
-void ConstraintFactorization::FormNullSpaceBasis() {
-  for (int j = rank_; j < n_; ++j) {
-    x_.setZero();
-    x_(j) = 1.0;  // Z e = Q e_j for j >= r
-    if (m_ > 0) ApplyReflectors(x_, /*transposed=*/false);
-    basis_.col(j) = x_;
-  }
-  null_space_formed_ = true;
 }
 
 double ConstraintFactorization::ConditionEstimate() const {

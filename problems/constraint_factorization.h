@@ -47,10 +47,6 @@ class ConstraintFactorization {
   /// Forms [Y Z] explicitly (n x n); needed by range_basis() and null_space_basis(). The
   /// solves then use it (one product) instead of applying the Householder reflections.
   void FormBases();
-  /// Forms only Z (n x (n - r)) by applying the reflectors to unit vectors: O((n - r) n m)
-  /// against O(n^2 m) for both bases, the cheaper choice when few degrees of freedom remain
-  /// (Bricard: 1 of 35). The solves keep applying the reflectors.
-  void FormNullSpaceBasis();
 
   int rank() const { return rank_; }                    // r, after the cap
   int computed_rank() const { return computed_rank_; }  // numerical rank before the cap
@@ -61,8 +57,7 @@ class ConstraintFactorization {
   }
   /// Z (n x (n - r)), Phi_q Z = 0, after FormBases().
   auto null_space_basis() const {
-    MBB_INVARIANT(bases_formed_ || null_space_formed_,
-                  "null_space_basis() before FormBases() or FormNullSpaceBasis()");
+    MBB_INVARIANT(bases_formed_, "null_space_basis() before FormBases()");
     return basis_.rightCols(n_ - rank_);
   }
   /// |R_00| / |R_{r-1,r-1}|: a cheap condition estimate of Phi_q (1 when r = 0).
@@ -98,7 +93,6 @@ class ConstraintFactorization {
   Vector y_, x_, householder_work_;
   int rank_ = 0, computed_rank_ = 0;
   bool bases_formed_ = false;
-  bool null_space_formed_ = false;
 };
 
 template <class In, class Out>

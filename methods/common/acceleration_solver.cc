@@ -40,13 +40,8 @@ bool AccelerationSolver::Solve(double t, ConstVectorRef q, ConstVectorRef v, Vec
   // Phi_q^T P = [Y Z] R (constraint_factorization.h), rank r.
   dae_.CalcPhiQ(ws_, t, q, phi_q_);
   factorization_.Compute(phi_q_, max_rank_);
+  factorization_.FormBases();
   const int f = n_ - factorization_.rank();
-  // Y is never needed here (the solves apply the reflectors): form Z alone when it is the
-  // smaller part of Q.
-  if (2 * f <= n_)
-    factorization_.FormNullSpaceBasis();
-  else
-    factorization_.FormBases();
 
   // Particular acceleration a_p = Y y with R11^T y = (P^T gamma_s)_1: the minimum-norm
   // solution of Phi_q a = gamma_s.
