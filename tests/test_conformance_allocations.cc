@@ -54,13 +54,6 @@ const KnownAllocation kKnownAllocations[] = {
     {"joint-dense", false, kDenseDifferenceQuotient},
     {"recursive", false, kDenseDifferenceQuotient},
     {"recursive-zero-mass", false, kDenseDifferenceQuotient},
-    {"constrained-em", true,
-     "Eigen temporaries in the Newton loop of methods/energy_momentum (about 20 per step on "
-     "planar_pendulum): to be moved into the workspace"},
-    {"null-space-em", true,
-     "Eigen temporaries and the per-iteration SVD of the generic null space in "
-     "methods/energy_momentum (about 110 per step on planar_pendulum): to be moved into the "
-     "workspace"},
 };
 
 const KnownAllocation* FindKnown(const std::string& method) {

@@ -40,13 +40,23 @@ struct ConstrainedWorkspace final : FixedStepWorkspace {
         g_end(m, n),
         g_all(m_all, n),
         reaction(n, n),
-        iteration(n + m, n + m) {}
+        iteration(n + m, n + m),
+        dq(n),
+        lambda(m),
+        row_scale(n + m),
+        column_scale(n + m),
+        rhs(n + m),
+        solver(n + m, n + m),
+        condition_svd(n + m, n + m) {}
   MidpointBalance balance;
   std::vector<int> kept;  // independent constraint rows (IndependentConstraintRows)
   int n, m, m_all;
-  Vector r, residual, delta, phi, phi_all, lambda_all, row_scale, column_scale;
+  Vector r, residual, delta, phi, phi_all, lambda_all;
   Matrix g_mid, g_end, g_all, reaction, iteration;
+  // Sized once: the Newton loop allocates nothing.
+  Vector dq, lambda, row_scale, column_scale, rhs;
   Eigen::ColPivHouseholderQR<Matrix> solver;
+  Eigen::JacobiSVD<Matrix> condition_svd;
   double condition_first = -1.0, condition_max = 0.0;
   double energy_residual_max = 0.0;  // StepEnergyResidual over the run
   long steps = 0;
@@ -78,8 +88,9 @@ class ConstrainedEm final : public FixedStepMethod {
     DaeWorkspace& dws = w.balance.workspace();
     const int n = w.n, m = w.m;
     w.balance.BeginStep(state.t, h, state.q, state.v);
-    Vector dq = h * state.v;  // predictor of the increment q1 - q0
-    Vector lambda(m);
+    Vector& dq = w.dq;
+    Vector& lambda = w.lambda;
+    dq = h * state.v;  // predictor of the increment q1 - q0
     SelectRows(state.lambda, w.kept, lambda);
     for (int it = 0; it < max_iterations_; ++it) {
       w.balance.ResidualFromStep(dq, w.r);
@@ -108,7 +119,8 @@ class ConstrainedEm final : public FixedStepMethod {
       w.solver.compute(w.iteration);
       ++counters.factorizations;
       ++counters.jacobian_evals;
-      w.delta = w.solver.solve(-w.row_scale.cwiseProduct(w.residual));
+      w.rhs = -w.row_scale.cwiseProduct(w.residual);
+      SolveWithQr(w.solver, w.rhs, w.delta);
       w.delta = w.delta.cwiseProduct(w.column_scale);
       ++counters.newton_iterations;
       if (!w.delta.allFinite())
@@ -143,22 +155,20 @@ class ConstrainedEm final : public FixedStepMethod {
  private:
   static void Equilibrate(ConstrainedWorkspace& w) {
     const int size = w.n + w.m;
-    w.row_scale.resize(size);
-    w.column_scale.resize(size);
     for (int i = 0; i < size; ++i) {
       const double largest = w.iteration.row(i).lpNorm<Eigen::Infinity>();
       w.row_scale[i] = largest > 0.0 ? 1.0 / largest : 1.0;
     }
-    w.iteration = w.row_scale.asDiagonal() * w.iteration;
+    w.iteration.array().colwise() *= w.row_scale.array();  // in place: no temporary
     for (int j = 0; j < size; ++j) {
       const double largest = w.iteration.col(j).lpNorm<Eigen::Infinity>();
       w.column_scale[j] = largest > 0.0 ? 1.0 / largest : 1.0;
     }
-    w.iteration = w.iteration * w.column_scale.asDiagonal();
+    w.iteration.array().rowwise() *= w.column_scale.array().transpose();
   }
 
   static void RecordCondition(ConstrainedWorkspace& w) {
-    const double c = ConditionNumber2(w.iteration);
+    const double c = ConditionNumber2(w.condition_svd, w.iteration);
     if (w.condition_first < 0.0) w.condition_first = c;
     w.condition_max = std::max(w.condition_max, c);
   }

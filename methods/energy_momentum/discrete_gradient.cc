@@ -87,7 +87,8 @@ MidpointBalance::MidpointBalance(const Problem& problem)
       forces_(n_),
       dv_bar_(n_),
       step_(n_),
-      q1_(n_) {
+      q1_(n_),
+      step_velocity_(n_) {
   dae_.CalcMassMatrix(*ws_, problem.q0, mass_);
 }
 
@@ -126,7 +127,8 @@ void MidpointBalance::ResidualFromStep(const Vector& step, Vector& r) {
   // Q_nc = Q + grad V at the mid-point.
   dae_.CalcForces(*ws_, t_mid(), q_mid_, v_mid_, forces_);
   forces_ += grad_mid_;
-  r.noalias() = mass_ * (v1_ - v0_);  // (10.2) without G^T lambda
+  step_velocity_ = v1_ - v0_;
+  r.noalias() = mass_ * step_velocity_;  // (10.2) without G^T lambda
   r += h_ * (dv_bar_ - forces_);
 }
 
@@ -153,6 +155,22 @@ void SelectRows(const Vector& full, const std::vector<int>& rows, Vector& out) {
   for (size_t i = 0; i < rows.size(); ++i) out[i] = full[rows[i]];
 }
 
+void SolveWithQr(const Eigen::ColPivHouseholderQR<Matrix>& qr, Vector& b, Vector& x) {
+  const int rows = static_cast<int>(qr.rows()), r = static_cast<int>(qr.rank());
+  // Q^T b: the first r reflectors H_k = I - tau_k v_k v_k^T (v_k = [1; essential] on rows
+  // k..), the only ones that touch b's first r entries.
+  for (int k = 0; k < r; ++k) {
+    const int tail = rows - k - 1;
+    const auto essential = qr.matrixQR().col(k).tail(tail);
+    const double s = qr.hCoeffs()(k) * (b(k) + essential.dot(b.tail(tail)));
+    b(k) -= s;
+    b.tail(tail).noalias() -= s * essential;
+  }
+  qr.matrixQR().topLeftCorner(r, r).triangularView<Eigen::Upper>().solveInPlace(b.head(r));
+  x.setZero();
+  for (int i = 0; i < r; ++i) x(qr.colsPermutation().indices()(i)) = b(i);
+}
+
 double MidpointBalance::StepEnergyResidual() {
   const double e0 = dae_.CalcEnergy(*ws_, t0_, q0_, v0_);
   const double e1 = dae_.CalcEnergy(*ws_, t1(), q1_, v1_);
@@ -160,7 +178,12 @@ double MidpointBalance::StepEnergyResidual() {
 }
 
 double ConditionNumber2(const Matrix& a) {
-  Eigen::JacobiSVD<Matrix> svd(a);
+  Eigen::JacobiSVD<Matrix> svd(a.rows(), a.cols());
+  return ConditionNumber2(svd, a);
+}
+
+double ConditionNumber2(Eigen::JacobiSVD<Matrix>& svd, const Matrix& a) {
+  svd.compute(a, 0);
   const auto& s = svd.singularValues();
   if (s.size() == 0) return 1.0;
   const double smallest = s[s.size() - 1];

@@ -17,6 +17,8 @@
 // velocities is the one the scheme conserves.
 #pragma once
 
+#include <Eigen/QR>
+#include <Eigen/SVD>
 #include <memory>
 #include <string>
 #include <vector>
@@ -70,6 +72,7 @@ class MidpointBalance {
   int n_;
   Matrix mass_, dq_, dv_, jacobian_;
   Vector q0_, v0_, v1_, q_mid_, v_mid_, grad_mid_, grad_scratch_, forces_, dv_bar_, step_, q1_;
+  Vector step_velocity_;  // v1 - v0
   double t0_ = 0.0, h_ = 0.0, v0_potential_ = 0.0;
 };
 
@@ -86,7 +89,14 @@ std::vector<int> IndependentConstraintRows(const MechanicalDae& dae, DaeWorkspac
 void SelectRows(const Matrix& full, const std::vector<int>& rows, Matrix& out);
 void SelectRows(const Vector& full, const std::vector<int>& rows, Vector& out);
 
-/// 2-norm condition number sigma_max / sigma_min of a square matrix (inf if singular).
+/// 2-norm condition number sigma_max / sigma_min of a matrix (inf if singular).
 double ConditionNumber2(const Matrix& a);
+/// The same through an SVD the caller keeps (no U, V): no allocation once it has a's size.
+double ConditionNumber2(Eigen::JacobiSVD<Matrix>& svd, const Matrix& a);
+
+/// x = the basic least-squares solution of A x = b from the column-pivoting QR of A (rank
+/// qr.rank(), the rest of x zero): Eigen's solve() without its temporaries, for Newton loops
+/// that must not allocate. b is overwritten with Q^T b; x has A's column count.
+void SolveWithQr(const Eigen::ColPivHouseholderQR<Matrix>& qr, Vector& b, Vector& x);
 
 }  // namespace mbb

@@ -43,7 +43,12 @@ struct NullSpaceWorkspace final : FixedStepWorkspace {
         g_mid(m, n),
         g_end(m, n),
         g_all(m_all, n),
-        reaction(n, n) {}
+        reaction(n, n),
+        dq(n),
+        g_svd(Matrix::Zero(std::max(m, 1), n)),
+        jacobian(n, n),
+        svd(std::max(m, 1), n, Eigen::ComputeFullV | Eigen::ComputeThinU),
+        condition_svd(n + m, n) {}
   MidpointBalance balance;
   std::vector<int> kept;  // independent constraint rows (IndependentConstraintRows)
   int n, m, m_all;
@@ -57,6 +62,13 @@ struct NullSpaceWorkspace final : FixedStepWorkspace {
   std::unique_ptr<SphericalTree> tree;
   Matrix reduced_p, reduced_f;
   Vector increments, q_trial;
+  // The generic path's scratch, sized once: its Newton loop allocates nothing.
+  Vector dq;
+  Matrix g_svd;     // G(q_{1/2}) (kept rows), or one zero row without constraints
+  Matrix jacobian;  // dr/dq1 - 1/2 K
+  Eigen::JacobiSVD<Matrix> svd;
+  Eigen::ColPivHouseholderQR<Matrix> solver;
+  Eigen::JacobiSVD<Matrix> condition_svd;
 };
 
 class NullSpaceEm final : public FixedStepMethod {
@@ -90,7 +102,8 @@ class NullSpaceEm final : public FixedStepMethod {
     const int n = w.n, m = w.m;
     w.balance.BeginStep(state.t, h, state.q, state.v);
     if (w.tree) return ReducedStep(w, h, state, counters);
-    Vector dq = h * state.v;  // predictor of the increment q1 - q0
+    Vector& dq = w.dq;
+    dq = h * state.v;  // predictor of the increment q1 - q0
     bool polish = false;
     for (int it = 0; it < max_iterations_; ++it) {
       w.balance.ResidualFromStep(dq, w.r);
@@ -103,8 +116,9 @@ class NullSpaceEm final : public FixedStepMethod {
       SelectRows(w.g_all, w.kept, w.g_end);
       // Discrete null space matrix (eq 11) and the least-squares multiplier of r.
       // (A problem without constraints: one zero row, whose null space is all of R^n.)
-      Eigen::JacobiSVD<Matrix> svd(m > 0 ? w.g_mid : Matrix(Matrix::Zero(1, n)),
-                                   Eigen::ComputeFullV | Eigen::ComputeThinU);
+      if (m > 0) w.g_svd = w.g_mid;
+      Eigen::JacobiSVD<Matrix>& svd = w.svd;
+      svd.compute(w.g_svd, Eigen::ComputeFullV | Eigen::ComputeThinU);
       const auto& s = svd.singularValues();
       int rank = 0;
       for (int i = 0; i < s.size(); ++i)
@@ -123,16 +137,18 @@ class NullSpaceEm final : public FixedStepMethod {
       const int rows = (n - rank) + m;
       w.iteration.resize(rows, n);
       w.residual.resize(rows);
-      w.iteration.topRows(n - rank).noalias() =
-          w.null_space.transpose() * (w.balance.Jacobian() - 0.5 * w.reaction);
+      w.jacobian = w.balance.Jacobian() - 0.5 * w.reaction;
+      w.iteration.topRows(n - rank).noalias() = w.null_space.transpose() * w.jacobian;
       w.iteration.bottomRows(m) = w.g_end;
       w.residual.head(n - rank).noalias() = w.null_space.transpose() * w.r;
       w.residual.tail(m) = w.phi;
       if (it == 0 && (condition_every_step_ || w.condition_first < 0.0)) RecordCondition(w);
-      Eigen::ColPivHouseholderQR<Matrix> solver(w.iteration);
+      w.solver.compute(w.iteration);
       ++counters.factorizations;
       ++counters.jacobian_evals;
-      w.delta = solver.solve(-w.residual);
+      w.residual = -w.residual;
+      w.delta.resize(n);
+      SolveWithQr(w.solver, w.residual, w.delta);
       ++counters.newton_iterations;
       if (!w.delta.allFinite())
         return StepStatus::Failed("null-space-em: singular iteration matrix");
@@ -239,7 +255,7 @@ class NullSpaceEm final : public FixedStepMethod {
 
  private:
   static void RecordCondition(NullSpaceWorkspace& w) {
-    const double c = ConditionNumber2(w.iteration);
+    const double c = ConditionNumber2(w.condition_svd, w.iteration);
     if (w.condition_first < 0.0) w.condition_first = c;
     w.condition_max = std::max(w.condition_max, c);
   }
