@@ -283,8 +283,12 @@ FastestResult SearchFastest(const FastestSearch& search, const std::string& meth
   probe.method = method;
   const ResolvedRun resolved = ResolveRun(probe);  // bad input throws here
   std::vector<FastestResult> by_knob;
-  for (const std::string& knob : KnobsOf(*resolved.entry))
+  for (const std::string& knob : KnobsOf(*resolved.entry)) {
     by_knob.push_back(SearchKnob(search, method, knob, resolved));
+    // Not applicable is the problem's verdict on the method, whatever the knob.
+    const auto& trials = by_knob.back().trials;
+    if (!trials.empty() && trials.front().status == RunStatus::kNotApplicable) break;
+  }
   // The faster passing knob; if none passes, the first (the method's usual mode).
   size_t best = 0;
   for (size_t k = 1; k < by_knob.size(); ++k) {

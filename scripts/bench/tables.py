@@ -21,13 +21,13 @@ print("Machine: %s, %d cores; commit %s; `mbbench fastest` timings are medians o
           cpu_model(), os.cpu_count() or 0,
           os.popen("git rev-parse --short HEAD").read().strip()))
 
-for problem in ["bricard", "double_four_bar", "andrews_squeezer", "slider_crank_3d"]:
-    path = os.path.join(out, "fastest_%s.json" % problem)
+def fastest_table(directory, problem, label):
+    path = os.path.join(directory, "fastest_%s.json" % problem)
     if not os.path.exists(path):
-        continue
+        return
     d = json.load(open(path))
     crit = ", ".join("%s <= %g" % kv for kv in d["criteria"].items())
-    print("### %s, %g s: %s\n" % (problem, d["t_end"], crit))
+    print("### %s, %g s: %s%s\n" % (problem, d["t_end"], crit, label))
     peer = next((m for m in d["methods"] if m["method"] == "simbody" and m["passed"]), None)
     names = list(d["criteria"])
     print("| method | setting | steps | median [s] | min [s] | %s | Simbody / method |" %
@@ -42,10 +42,25 @@ for problem in ["bricard", "double_four_bar", "andrews_squeezer", "slider_crank_
         vals = " | ".join("%.2e (%.3gx)" % (m["values"][c], m["margins"][c]) for c in names)
         print("| %s | %s | %d | %.4g | %.4g | %s | %s |" % (
             m["method"], setting, m["steps"], t["median"], t["min"], vals, ratio))
+    print()
+    for m in d["methods"]:
+        for a in m.get("alternatives", []):  # the knob not chosen (methods with both modes)
+            if a["passed"]:
+                print("- %s with %s: passes at %.4g, %d steps, median %.4g s" % (
+                    m["method"], a["knob"], a["setting"], a["steps"], a["median_s"]))
+            else:
+                print("- %s with %s: cannot pass (%s)" % (
+                    m["method"], a["knob"], a["reason"].split("\n")[0][:200]))
     for m in d["methods"]:
         if not m["passed"]:
-            print("\n- %s cannot pass: %s" % (m["method"], m["reason"].split("\n")[0][:300]))
+            print("- %s cannot pass: %s" % (m["method"], m["reason"].split("\n")[0][:300]))
     print()
+
+
+for problem in ["bricard", "double_four_bar", "andrews_squeezer", "slider_crank_3d"]:
+    fastest_table(out, problem, "")
+    # The same search with --set samples=interpolate (problems with a tabulated reference).
+    fastest_table(os.path.join(out, "interpolate"), problem, " (samples=interpolate)")
 
 scaling = os.path.join(out, "scaling.tsv")
 if os.path.exists(scaling):
