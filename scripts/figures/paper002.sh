@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Tables II-V and the data of Figs 8-10, 13, 16, 23 of paper 002 (Betsch & Leyendecker
+# Tables II-V, the data of Figs 8-10, 13, 16, 23 and their plots of paper 002 (Betsch & Leyendecker
 # 2006, discrete null space method for multibody dynamics) via the mbbench CLI:
 # constrained-em (scheme (10), n + m unknowns) and null-space-em (the reduced scheme: the
 # explicit S-pair null space for the gyro top, the numerical null space elsewhere) on the
@@ -43,6 +43,51 @@ done
 run cylindrical_pair cylindrical_pair null-space-em --h 0.01 --series  # Figs 13, 14
 run planar_pair planar_pair null-space-em --h 0.01 --series            # Figs 16-18
 run six_body_linkage six_body_linkage null-space-em --h 0.01 --series  # Figs 23, 25
+
+# Plots (gnuplot, if installed): Figs 8/9 (the gyro top's centre of mass at three steps)
+# and 10, 13, 16, 23 (the energy balance E - E0 - W of each run, which the paper shows as a
+# flat energy line).
+col() {  # col CSV NAME: 1-based column of NAME in the CSV header
+  head -1 "$1" | tr ',' '\n' | grep -nx "$2" | cut -d: -f1
+}
+if command -v gnuplot >/dev/null; then
+  g05="$OUT/gyro_top/0.05/gyro_top_null-space-em.series.csv"
+  g01="$OUT/gyro_top/0.01/gyro_top_null-space-em.series.csv"
+  g001="$OUT/gyro_top/0.001/gyro_top_null-space-em.series.csv"
+  if [ -f "$g05" ] && [ -f "$g01" ] && [ -f "$g001" ]; then
+    x=$(col "$g05" cm_x) z=$(col "$g05" cm_z)
+    gnuplot <<GP || true
+set terminal pngcairo size 900,500 noenhanced
+set datafile separator ","
+set output "$OUT/fig8_9_gyro_top_centre_of_mass.png"
+set xlabel "t [s]"; set ylabel "centre of mass [m]"; set key outside right
+set title "Paper 002 Figs 8, 9: gyro top, null-space-em (x and z of the centre of mass)"
+plot "$g05" using 1:$x every ::1 with lines title "x, dt = 0.05", \
+     "$g01" using 1:$x every ::1 with lines title "x, dt = 0.01", \
+     "$g001" using 1:$x every ::1 with lines title "x, dt = 0.001", \
+     "$g05" using 1:$z every ::1 with lines title "z, dt = 0.05", \
+     "$g001" using 1:$z every ::1 with lines title "z, dt = 0.001"
+GP
+  fi
+  for pair in "10:gyro_top/0.01/gyro_top" "13:cylindrical_pair/cylindrical_pair" \
+              "16:planar_pair/planar_pair" "23:six_body_linkage/six_body_linkage"; do
+    fig=${pair%%:*}
+    csv="$OUT/${pair#*:}_null-space-em.series.csv"
+    [ -f "$csv" ] || continue
+    e=$(col "$csv" energy_balance)
+    gnuplot <<GP || true
+set terminal pngcairo size 800,450 noenhanced
+set datafile separator ","
+set output "$OUT/fig${fig}_energy_balance.png"
+set xlabel "t [s]"; set ylabel "E - E0 - W [J]"; set format y "%.1e"
+set title "Paper 002 Fig $fig: energy balance, null-space-em, $(basename "$csv" _null-space-em.series.csv)"
+plot "$csv" using 1:$e every ::1 with lines notitle
+GP
+  done
+fi
+
+# index.json: every run of this recipe.
+python3 scripts/figures/index_runs.py "$OUT" "figures 002"
 
 python3 - "$OUT" <<'PY'
 import glob, json, math, os, sys
@@ -119,6 +164,11 @@ for fig, d in [("13, 14", "cylindrical_pair"), ("16-18", "planar_pair"), ("23, 2
                         "%.2g (abs.)" % drift if drift is not None else "none conserved"))
 lines += ["", "Energy uses the scheme's node velocities v1 = 2 (q1 - q0)/h - v0 "
           "(docs/methods/energy_momentum.md)."]
+pngs = sorted(os.path.basename(p) for p in glob.glob(os.path.join(out, "*.png")))
+if pngs:
+    lines += ["", "Plots: " + ", ".join("`%s`" % p for p in pngs) + ". Not plotted: the "
+              "snapshots of Figs 12, 14, 17, 18, 24 and the joint angles of Fig 25 (the six-body "
+              "linkage's theta1, theta2 are not outputs of the model yet)."]
 open(os.path.join(out, "README.md"), "w").write("\n".join(lines) + "\n")
 print("paper002.sh: wrote " + os.path.join(out, "README.md"))
 PY
