@@ -44,9 +44,9 @@ run cylindrical_pair cylindrical_pair null-space-em --h 0.01 --series  # Figs 13
 run planar_pair planar_pair null-space-em --h 0.01 --series            # Figs 16-18
 run six_body_linkage six_body_linkage null-space-em --h 0.01 --series  # Figs 23, 25
 
-# Plots (gnuplot, if installed): Figs 8/9 (the gyro top's centre of mass at three steps)
-# and 10, 13, 16, 23 (the energy balance E - E0 - W of each run, which the paper shows as a
-# flat energy line).
+# Plots (gnuplot, if installed): Figs 8/9 (the gyro top's centre of mass at three steps),
+# 10, 13, 16, 23 (the energy balance E - E0 - W of each run, which the paper shows as a
+# flat energy line) and 25 (the six-body linkage's joint angles theta1, theta2).
 col() {  # col CSV NAME: 1-based column of NAME in the CSV header
   head -1 "$1" | tr ',' '\n' | grep -nx "$2" | cut -d: -f1
 }
@@ -67,6 +67,19 @@ plot "$g05" using 1:$x every ::1 with lines title "x, dt = 0.05", \
      "$g001" using 1:$x every ::1 with lines title "x, dt = 0.001", \
      "$g05" using 1:$z every ::1 with lines title "z, dt = 0.05", \
      "$g001" using 1:$z every ::1 with lines title "z, dt = 0.001"
+GP
+  fi
+  six="$OUT/six_body_linkage/six_body_linkage_null-space-em.series.csv"
+  if [ -f "$six" ]; then
+    t1=$(col "$six" theta1) t2=$(col "$six" theta2)
+    gnuplot <<GP || true
+set terminal pngcairo size 800,450 noenhanced
+set datafile separator ","
+set output "$OUT/fig25_six_body_linkage_joint_angles.png"
+set xlabel "t [s]"; set ylabel "joint angle [rad]"
+set title "Paper 002 Fig 25: six-body linkage, null-space-em, dt = 0.01"
+plot "$six" using 1:$t1 every ::1 with lines title "theta1", \
+     "$six" using 1:$t2 every ::1 with lines title "theta2"
 GP
   fi
   for pair in "10:gyro_top/0.01/gyro_top" "13:cylindrical_pair/cylindrical_pair" \
@@ -167,8 +180,7 @@ lines += ["", "Energy uses the scheme's node velocities v1 = 2 (q1 - q0)/h - v0 
 pngs = sorted(os.path.basename(p) for p in glob.glob(os.path.join(out, "*.png")))
 if pngs:
     lines += ["", "Plots: " + ", ".join("`%s`" % p for p in pngs) + ". Not plotted: the "
-              "snapshots of Figs 12, 14, 17, 18, 24 and the joint angles of Fig 25 (the six-body "
-              "linkage's theta1, theta2 are not outputs of the model yet)."]
+              "snapshots of Figs 12, 14, 17, 18, 24 (the body poses are in the series)."]
 open(os.path.join(out, "README.md"), "w").write("\n".join(lines) + "\n")
 print("paper002.sh: wrote " + os.path.join(out, "README.md"))
 PY
