@@ -62,6 +62,11 @@ struct NullSpaceWorkspace final : FixedStepWorkspace {
   std::unique_ptr<SphericalTree> tree;
   Matrix reduced_p, reduced_f;
   Vector increments, q_trial;
+  // The explicit path's scratch (sized on first use).
+  Vector q1, q_plus, q_minus, shifted, velocity, neg_residual;
+  Matrix projected;  // P^T (dr/dq1 - 1/2 K), dof x n
+  Eigen::ColPivHouseholderQR<Matrix> reduced_qr, multiplier_qr;
+  Eigen::PartialPivLU<Matrix> reduced_lu;
   // The generic path's scratch, sized once: its Newton loop allocates nothing.
   Vector dq;
   Matrix g_svd;     // G(q_{1/2}) (kept rows), or one zero row without constraints
@@ -185,12 +190,22 @@ class NullSpaceEm final : public FixedStepMethod {
                          WorkCounters& counters) const {
     const MechanicalDae& dae = w.balance.dae();
     DaeWorkspace& dws = w.balance.workspace();
-    const int n = w.n, m = w.m, dof = w.tree->dof();
+    const int n = w.n, dof = w.tree->dof();
     // Predictor: the generalised velocities of v0 times h (P(q0) w = v0).
     w.tree->NullSpace(state.q, w.reduced_p);
-    Vector increments = h * w.reduced_p.colPivHouseholderQr().solve(state.v);
+    w.reduced_qr.compute(w.reduced_p);
+    w.velocity = state.v;
+    Vector& increments = w.increments;
+    increments.resize(dof);
+    SolveWithQr(w.reduced_qr, w.velocity, increments);
+    increments *= h;
     w.tree->WrapRotations(increments);
-    Vector q1(n), q_plus(n), q_minus(n);
+    Vector& q1 = w.q1;
+    Vector& q_plus = w.q_plus;
+    Vector& q_minus = w.q_minus;
+    q1.resize(n);
+    q_plus.resize(n);
+    q_minus.resize(n);
     w.reduced_f.resize(n, dof);
     for (int it = 0; it < max_iterations_; ++it) {
       w.tree->Configuration(state.q, increments, q1);
@@ -198,7 +213,8 @@ class NullSpaceEm final : public FixedStepMethod {
       w.tree->NullSpace(w.balance.q_mid(), w.reduced_p);
       for (int j = 0; j < dof; ++j) {
         const double step = 1e-6;
-        Vector shifted = increments;
+        Vector& shifted = w.shifted;
+        shifted = increments;
         shifted[j] += step;
         w.tree->Configuration(state.q, shifted, q_plus);
         shifted[j] -= 2.0 * step;
@@ -208,15 +224,20 @@ class NullSpaceEm final : public FixedStepMethod {
       w.balance.Residual(q1, w.r);  // restores q_mid and v1 of q1
       dae.CalcPhiQ(dws, w.balance.t_mid(), w.balance.q_mid(), w.g_all);
       SelectRows(w.g_all, w.kept, w.g_mid);
-      w.mu = w.g_mid.transpose().colPivHouseholderQr().solve(w.r);  // r = G^T mu
-      w.mu_all.setZero();
-      for (int i = 0; i < m; ++i) w.mu_all[w.kept[i]] = w.mu[i];
+      SolveMultiplier(w);  // r = G^T mu
       dae.CalcReactionStiffness(dws, w.balance.t_mid(), w.balance.q_mid(), w.mu_all, w.reaction);
-      w.iteration.noalias() =
-          w.reduced_p.transpose() * (w.balance.Jacobian() - 0.5 * w.reaction) * w.reduced_f;
+      w.jacobian = w.balance.Jacobian() - 0.5 * w.reaction;
+      w.projected.resize(dof, n);
+      w.projected.noalias() = w.reduced_p.transpose() * w.jacobian;
+      w.iteration.resize(dof, dof);
+      w.iteration.noalias() = w.projected * w.reduced_f;
+      w.residual.resize(dof);
       w.residual.noalias() = w.reduced_p.transpose() * w.r;
       if (it == 0 && (condition_every_step_ || w.condition_first < 0.0)) RecordCondition(w);
-      w.delta = w.iteration.partialPivLu().solve(-w.residual);
+      w.reduced_lu.compute(w.iteration);
+      w.neg_residual = -w.residual;
+      w.delta.resize(dof);
+      w.delta = w.reduced_lu.solve(w.neg_residual);
       ++counters.factorizations;
       ++counters.jacobian_evals;
       ++counters.newton_iterations;
@@ -229,9 +250,7 @@ class NullSpaceEm final : public FixedStepMethod {
         w.balance.Residual(q1, w.r);
         dae.CalcPhiQ(dws, w.balance.t_mid(), w.balance.q_mid(), w.g_all);
         SelectRows(w.g_all, w.kept, w.g_mid);
-        w.mu = w.g_mid.transpose().colPivHouseholderQr().solve(w.r);
-        w.mu_all.setZero();
-        for (int i = 0; i < m; ++i) w.mu_all[w.kept[i]] = w.mu[i];
+        SolveMultiplier(w);
         w.energy_residual_max = std::max(w.energy_residual_max, w.balance.StepEnergyResidual());
         state.v = w.balance.v1();
         state.q = q1;
@@ -254,6 +273,15 @@ class NullSpaceEm final : public FixedStepMethod {
   }
 
  private:
+  // mu (and mu_all) from r = G(q_{1/2})^T mu in least squares (the kept rows of g_mid).
+  static void SolveMultiplier(NullSpaceWorkspace& w) {
+    w.multiplier_qr.compute(w.g_mid.transpose());
+    w.velocity = w.r;  // scratch of size n: overwritten with Q^T r
+    SolveWithQr(w.multiplier_qr, w.velocity, w.mu);
+    w.mu_all.setZero();
+    for (int i = 0; i < w.m; ++i) w.mu_all[w.kept[i]] = w.mu[i];
+  }
+
   static void RecordCondition(NullSpaceWorkspace& w) {
     const double c = ConditionNumber2(w.condition_svd, w.iteration);
     if (w.condition_first < 0.0) w.condition_first = c;

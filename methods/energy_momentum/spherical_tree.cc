@@ -112,7 +112,8 @@ void SphericalTree::WrapRotations(Vector& mu) const {
 // about the body's axis h_b (header).
 void SphericalTree::Configuration(const Vector& q0, const Vector& mu, Vector& q1) const {
   q1 = q0;
-  std::vector<Eigen::Matrix3d> increment(nodes_.size());  // incremental rotation per body
+  std::vector<Eigen::Matrix3d>& increment = increment_;  // incremental rotation per body
+  increment.resize(nodes_.size());
   for (size_t i = 0; i < nodes_.size(); ++i) {
     const Node& node = nodes_[i];
     const int o = node.offset;
@@ -152,7 +153,10 @@ void SphericalTree::Configuration(const Vector& q0, const Vector& mu, Vector& q1
 // Eqs (55), (83)-(87) (S), (106)-(113) (C), (122)-(125) (R), (142)-(151) (E), at q.
 void SphericalTree::NullSpace(const Vector& q, Matrix& p) const {
   p.setZero(n_, dof_);
-  std::vector<V3> v(nodes_.size()), w(nodes_.size());
+  std::vector<V3>& v = v_;
+  std::vector<V3>& w = w_;
+  v.resize(nodes_.size());
+  w.resize(nodes_.size());
   for (int column = 0; column < dof_; ++column) {
     for (size_t i = 0; i < nodes_.size(); ++i) {
       const Node& node = nodes_[i];

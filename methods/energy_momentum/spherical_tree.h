@@ -57,6 +57,10 @@ class SphericalTree {
   };
   std::vector<Node> nodes_;  // parents first
   int n_ = 0, dof_ = 0;
+  // Per-node scratch of Configuration and NullSpace, sized on first use (a tree belongs to
+  // one run's workspace): the Newton loop allocates nothing.
+  mutable std::vector<Eigen::Matrix3d> increment_;
+  mutable std::vector<Eigen::Vector3d> v_, w_;
 };
 
 }  // namespace mbb
