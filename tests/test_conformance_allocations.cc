@@ -95,9 +95,11 @@ TEST_CASE("no registry method allocates per step on the conformance problems",
       const Problem p = conformance::BuildCase(c);
       if (!method->CheckApplicable(p).empty()) continue;
       if (conformance::HasFixedStepMode(entry)) {
-        // h = 1e-3 s (omega h <= 0.02): inside every method's fixed-step working range.
-        CheckNoAllocationPerStep(entry, *method, c, p, conformance::FixedSettings(p, 0.1, 100),
-                                 conformance::FixedSettings(p, 0.2, 200), "fixed");
+        // h = 1e-3 s (omega h <= 0.02): inside every method's fixed-step working range; 0.1 s
+        // ends before the spatial pendulum's first singular pose of partitioning-fixed's
+        // partition (t = 0.13 s, where that method stops by design).
+        CheckNoAllocationPerStep(entry, *method, c, p, conformance::FixedSettings(p, 0.05, 50),
+                                 conformance::FixedSettings(p, 0.1, 100), "fixed");
       }
       if (conformance::DefaultIsAdaptive(entry)) {
         CheckNoAllocationPerStep(entry, *method, c, p, conformance::AdaptiveSettings(p, 0.5, 1e-8),

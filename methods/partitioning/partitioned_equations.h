@@ -45,6 +45,8 @@ class PartitionedEquations {
 
   /// 1-norm condition number of the C_D last factored.
   double ConditionDependent() { return kinematics_.ConditionDependent(); }
+  /// Sign of det C_D last factored (PartitionKinematics::DeterminantSignDependent).
+  int DeterminantSignDependent() const { return kinematics_.DeterminantSignDependent(); }
   PartitionKinematics& kinematics() { return kinematics_; }
   /// M, Q and C at the state of the last Rates call (for the reactions).
   const Matrix& mass() const { return mass_; }

@@ -105,6 +105,7 @@ struct Workspace final : FixedStepWorkspace {
   double h_proposal = 0.0;
   long switches = 0;
   double cond_max = 0.0;
+  int det_sign = 0;  // sign of det C_D at the last step end (fixed partition), 0: not yet
   double reaction_spread = 0.0;
 };
 
@@ -178,6 +179,9 @@ class PartitioningMethod final : public FixedStepMethod {
     double taken = h;
     std::string why;
     bool ok = true;
+    // The factors hold C_D at the step's start (the last Rates call).
+    if (options_.selection == Selection::kFixed && w.det_sign == 0)
+      w.det_sign = w.eq.DeterminantSignDependent();
     switch (options_.integrator) {
       case Integrator::kRk4:
         ok = RungeKuttaStep(w, kRk4, t, h, counters, why);
@@ -197,6 +201,19 @@ class PartitioningMethod final : public FixedStepMethod {
       return StepStatus::Failed("singular C_D or M_d after the step");
     ++counters.rhs_evals;
     w.cond_max = std::max(w.cond_max, w.eq.ConditionDependent());
+    // A fixed partition whose det C_D changed sign within the step passed a singular C_D:
+    // q_D is not a function of q_I there, and the projection along q_D may have put the
+    // mechanism on another branch (a pendulum mirrored about its rod's line) with every
+    // residual small. Stop instead of returning `ok` with a wrong motion (paper 003's
+    // reason to switch partitions).
+    if (options_.selection == Selection::kFixed) {
+      const int sign = w.eq.DeterminantSignDependent();
+      if (sign != w.det_sign)
+        return StepStatus::Failed(
+            "the fixed partition's C_D passed through a singular matrix (det C_D changed "
+            "sign): the dependent coordinates are not a function of the independent ones "
+            "there (use partitioning-projective or -svd, which switch)");
+    }
     if (options_.integrator == Integrator::kAb4) PushHistory(w);
     state.t = t_new;
     if (options_.selection != Selection::kFixed && !Reselect(w, t_new, counters))

@@ -161,6 +161,11 @@ bool PartitionKinematics::Factor(const Eigen::Ref<const Matrix>& phi_q,
 
 void PartitionKinematics::SolveDependent(Vector& b) const { b = lu_.solve(b); }
 
+int PartitionKinematics::DeterminantSignDependent() const {
+  if (c_d_.rows() == 0) return 1;
+  return lu_.determinant() < 0.0 ? -1 : 1;
+}
+
 double PartitionKinematics::ConditionDependent() {
   const int r = static_cast<int>(c_d_.rows());
   if (r == 0) return 0.0;

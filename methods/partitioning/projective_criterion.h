@@ -71,6 +71,9 @@ class PartitionKinematics {
   void SolveDependent(Vector& b) const;
   /// 1-norm condition number of the factored C_D (0 if r = 0).
   double ConditionDependent();
+  /// Sign of det C_D of the last factorisation (+1 if r = 0): it changes only where C_D
+  /// passes through a singular matrix.
+  int DeterminantSignDependent() const;
 
  private:
   int n_, m_;
