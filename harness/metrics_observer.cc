@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <new>
 
 namespace mbb {
 
@@ -31,8 +32,6 @@ MetricsObserver::MetricsObserver(const Problem& problem, const Reference* refere
       q_last_(problem.n()),
       v_last_(problem.n()),
       zero_velocity_(Vector::Zero(problem.n())),
-      accel_ws_(problem.dae->MakeWorkspace()),
-      accel_solver_(*problem.dae, *accel_ws_),
       a_cur_(problem.n()),
       a_last_(problem.n()),
       lambda_work_(problem.m()),
@@ -92,7 +91,8 @@ void MetricsObserver::OnStep(const StepSample& s) {
       a_cur_ = *s.a;
       a_valid = true;
     } else {
-      a_valid = accel_solver_.Solve(s.t, s.q, s.v, a_cur_, lambda_work_);
+      AccelerationSolver* solver = Accelerations();
+      a_valid = solver && solver->Solve(s.t, s.q, s.v, a_cur_, lambda_work_);
     }
   }
   const double potential = energy - kinetic;
@@ -176,6 +176,23 @@ void MetricsObserver::OnStep(const StepSample& s) {
   t_prev_ = have_previous_ ? t_prev_ : s.t;
   have_previous_ = true;
   ++metrics_.samples;
+}
+
+// Made on the first forced step of a method that reports no accelerations: its dense n x n
+// matrices are not affordable for every model (pendulum_chain with N = 1e5: 80 GB each),
+// and most runs never need them. Without it the work integral falls back to the trapezoidal
+// rule (a_valid false).
+AccelerationSolver* MetricsObserver::Accelerations() {
+  if (!accel_solver_ && !accel_unaffordable_) {
+    try {
+      accel_ws_ = problem_.dae->MakeWorkspace();
+      accel_solver_ = std::make_unique<AccelerationSolver>(*problem_.dae, *accel_ws_);
+    } catch (const std::bad_alloc&) {
+      accel_ws_.reset();
+      accel_unaffordable_ = true;
+    }
+  }
+  return accel_solver_.get();
 }
 
 void MetricsObserver::InterpolateState(double t, const StepSample& cur, Vector& q,

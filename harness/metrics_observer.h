@@ -8,6 +8,7 @@
 #pragma once
 
 #include <limits>
+#include <memory>
 #include <optional>
 
 #include "harness/run_record.h"
@@ -90,7 +91,9 @@ class MetricsObserver final : public StepObserver {
   // Accelerations for the Simpson quadrature of the applied power (methods that do not
   // report a get it from the index-1 solve).
   std::unique_ptr<DaeWorkspace> accel_ws_;
-  AccelerationSolver accel_solver_;
+  std::unique_ptr<AccelerationSolver> accel_solver_;
+  bool accel_unaffordable_ = false;
+  AccelerationSolver* Accelerations();
   Vector a_cur_, a_last_, lambda_work_, q_mid_, v_mid_;
   bool a_last_valid_ = false;
   std::vector<double> unwrapped_last_;

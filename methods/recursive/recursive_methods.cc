@@ -192,6 +192,12 @@ RunOutcome RunIda(const Problem& problem, const RunSettings& settings, StepObser
   equations.DifferentialVelocities(idv.tail(n));
   const bool has_algebraic = idv.minCoeff() == 0.0;
   IdaData data{&equations, n};
+  if (const std::string too_large = DenseJacobianTooLarge(size, "IDA"); !too_large.empty()) {
+    outcome.status = RunStatus::kFailed;
+    outcome.message =
+        too_large + " (recursive and joint-dense take --set integrator=rk4, a fixed step)";
+    return outcome;
+  }
   SundialsErrorSink sink;
   void* mem = IDACreate(ctx);
   SUNMatrix jac = SUNDenseMatrix(size, size, ctx);

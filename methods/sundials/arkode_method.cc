@@ -47,6 +47,14 @@ class ArkodeMethod final : public Method {
     Eigen::Map<Vector> yv(y.data(), ode.size());
     yv.head(n) = problem.q0;
     yv.tail(n) = problem.v0;
+    if (implicit_) {
+      const std::string too_large = DenseJacobianTooLarge(ode.size(), "ARKODE");
+      if (!too_large.empty()) {
+        outcome.status = RunStatus::kFailed;
+        outcome.message = too_large;
+        return outcome;
+      }
+    }
 
     SundialsErrorSink sink;
     void* mem = implicit_ ? ARKStepCreate(nullptr, OdeRhs, settings.t0, y, ctx)

@@ -147,6 +147,11 @@ class IdaMethod final : public Method {
     atolv.tail(size - 2 * n)
         .setConstant(multiplier_atol_ * (lambda0.lpNorm<Eigen::Infinity>() + 1.0));
 
+    if (const std::string too_large = DenseJacobianTooLarge(size, "IDA"); !too_large.empty()) {
+      outcome.status = RunStatus::kFailed;
+      outcome.message = too_large;
+      return outcome;
+    }
     SundialsErrorSink sink;
     void* mem = IDACreate(ctx);
     SUNMatrix jac = SUNDenseMatrix(size, size, ctx);
