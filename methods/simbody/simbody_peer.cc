@@ -21,6 +21,24 @@
 namespace mbb {
 namespace {
 
+// SimTK exceptions span several indented lines ("SimTK Exception thrown at ...:\n  Integrator
+// step failed at time ... because:\n..."): one line, runs of whitespace collapsed, for the
+// result's message and the tables that quote it.
+std::string OneLine(const std::string& text) {
+  std::string out;
+  bool space = false;
+  for (char c : text) {
+    if (c == '\n' || c == '\r' || c == '\t' || c == ' ') {
+      space = !out.empty();
+      continue;
+    }
+    if (space) out += ' ';
+    space = false;
+    out += c;
+  }
+  return out;
+}
+
 class SimbodyMethod final : public Method {
  public:
   explicit SimbodyMethod(const ParameterSet& p) : integrator_(p.GetString("integrator", "rkm")) {}
@@ -80,7 +98,7 @@ class SimbodyMethod final : public Method {
       outcome.counters.rhs_evals = integ->getNumRealizations();
     } catch (const std::exception& e) {
       outcome.status = RunStatus::kFailed;
-      outcome.message = std::string("Simbody: ") + e.what();
+      outcome.message = "Simbody: " + OneLine(e.what());
     }
     return outcome;
   }
