@@ -198,8 +198,13 @@ ResolvedRun ResolveRun(const RunSpec& spec) {
   if (!(st.rtol > 0.0) || !(st.atol > 0.0)) throw InputError("--set rtol/atol: must be > 0");
   if (run.entry->uses_step_size && !run.entry->uses_tolerances && st.h == 0.0)
     st.h = run.problem.h_default;
-  for (const auto& [k, v] : spec.settings.values())
-    if (k != "h" && k != "rtol" && k != "atol" && k != "samples") run.method_parameters.Set(k, v);
+  // Everything --set gives that is not a run setting (SettingSpecs) is a method parameter.
+  for (const auto& [k, v] : spec.settings.values()) {
+    const auto& settings = SettingSpecs();
+    const bool is_setting = std::any_of(settings.begin(), settings.end(),
+                                        [&k = k](const ParameterSpec& s) { return s.name == k; });
+    if (!is_setting) run.method_parameters.Set(k, v);
+  }
   st.land_on_samples = spec.settings.GetString("samples", "land") == "land";
   CheckFixedStepCount(run);
   CheckSettingsUsed(spec, *run.entry, run.method_parameters, run.problem.warnings);

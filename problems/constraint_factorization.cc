@@ -65,21 +65,23 @@ void ConstraintFactorization::SolveMinimumNorm(ConstVectorRef b, VectorRef x) {
   x = x_;
 }
 
-// Q x (or Q^T x) with Q = H_0 H_1 ... H_{p-1} the reflectors of the QR of Phi_q^T,
-// H_k = I - tau_k v_k v_k^T on rows k..n-1 with v_k = [1; essential part], one dot product
-// and one update each. Eigen's HouseholderSequence applied to a vector goes through a
-// dynamic-size block product that allocates a temporary per reflector (counted with an
-// interposed malloc), which a step loop must not do.
-void ConstraintFactorization::ApplyReflectors(Vector& x, bool transposed) const {
-  const int p = static_cast<int>(qr_.hCoeffs().size());
-  for (int i = 0; i < p; ++i) {
-    const int k = transposed ? i : p - 1 - i;
-    const int tail = n_ - k - 1;
-    const auto essential = qr_.matrixQR().col(k).tail(tail);
-    const double s = qr_.hCoeffs()(k) * (x(k) + essential.dot(x.tail(tail)));
+void ApplyHouseholderReflectors(const Matrix& packed, const Vector& tau, int count, Vector& x,
+                                bool transposed) {
+  const int rows = static_cast<int>(packed.rows());
+  for (int i = 0; i < count; ++i) {
+    const int k = transposed ? i : count - 1 - i;
+    const int tail = rows - k - 1;
+    const auto essential = packed.col(k).tail(tail);
+    const double s = tau(k) * (x(k) + essential.dot(x.tail(tail)));
     x(k) -= s;
     x.tail(tail).noalias() -= s * essential;
   }
+}
+
+// All reflectors of the QR of Phi_q^T (n x m): Q is n x n.
+void ConstraintFactorization::ApplyReflectors(Vector& x, bool transposed) const {
+  ApplyHouseholderReflectors(qr_.matrixQR(), qr_.hCoeffs(), static_cast<int>(qr_.hCoeffs().size()),
+                             x, transposed);
 }
 
 // lambda = P [R11^-1 Y^T c; 0].

@@ -28,6 +28,15 @@
 
 namespace mbb {
 
+/// Q x (or Q^T x) for Q = H_0 H_1 ... H_{count-1}, the first `count` reflectors of a
+/// Householder QR in Eigen's packed storage (`packed`: essential parts below the diagonal,
+/// `tau`: the coefficients; H_k = I - tau_k v_k v_k^T on rows k.., v_k = [1; essential]),
+/// one dot product and one update each. Eigen's HouseholderSequence applied to a vector
+/// allocates a temporary per reflector (counted with an interposed malloc), which a step
+/// loop must not do.
+void ApplyHouseholderReflectors(const Matrix& packed, const Vector& tau, int count, Vector& x,
+                                bool transposed);
+
 /// Relative threshold of the numerical rank of Phi_q (pivots <= this times the largest
 /// count as zero). Eigen's default (about n eps) is too tight for redundant constraints:
 /// off the manifold by a drift delta, Bricard's Phi_q has a singular value ~delta

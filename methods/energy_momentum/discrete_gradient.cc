@@ -8,6 +8,8 @@
 #include <cmath>
 #include <limits>
 
+#include "problems/constraint_factorization.h"
+
 namespace mbb {
 namespace {
 
@@ -156,16 +158,9 @@ void SelectRows(const Vector& full, const std::vector<int>& rows, Vector& out) {
 }
 
 void SolveWithQr(const Eigen::ColPivHouseholderQR<Matrix>& qr, Vector& b, Vector& x) {
-  const int rows = static_cast<int>(qr.rows()), r = static_cast<int>(qr.rank());
-  // Q^T b: the first r reflectors H_k = I - tau_k v_k v_k^T (v_k = [1; essential] on rows
-  // k..), the only ones that touch b's first r entries.
-  for (int k = 0; k < r; ++k) {
-    const int tail = rows - k - 1;
-    const auto essential = qr.matrixQR().col(k).tail(tail);
-    const double s = qr.hCoeffs()(k) * (b(k) + essential.dot(b.tail(tail)));
-    b(k) -= s;
-    b.tail(tail).noalias() -= s * essential;
-  }
+  const int r = static_cast<int>(qr.rank());
+  // Q^T b through the first r reflectors, the only ones that touch b's first r entries.
+  ApplyHouseholderReflectors(qr.matrixQR(), qr.hCoeffs(), r, b, /*transposed=*/true);
   qr.matrixQR().topLeftCorner(r, r).triangularView<Eigen::Upper>().solveInPlace(b.head(r));
   x.setZero();
   for (int i = 0; i < r; ++i) x(qr.colsPermutation().indices()(i)) = b(i);
