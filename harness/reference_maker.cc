@@ -83,21 +83,17 @@ std::vector<std::string> OtherFormulations(const Problem& problem) {
   return others;
 }
 
-// The motion of every body at a base sample, in the run's coordinates; `q` holds the
-// previous sample's (the continuity hint of CoordinatesFromBodies) on entry.
-void MapSample(const Problem& base, const Problem& problem, const Vector& base_q,
-               const Vector& base_v, std::vector<BodyMotion>& bodies, Vector& q, Vector& v) {
-  BodiesFromCoordinates(*base.structure, base_q, base_v, bodies);
-  CoordinatesFromBodies(*problem.structure, bodies, q, v);
-}
-
+// Every sample through the motion of every body into the run's coordinates; q holds the
+// previous sample's on entry (the continuity hint of CoordinatesFromBodies).
 void MapTabulatedReference(const Problem& base, const Problem& problem, Reference& ref) {
   const bool has_v = ref.velocities.size() == ref.positions.size();
   std::vector<BodyMotion> bodies;
   Vector q = problem.q0, v(problem.n());  // q0: the continuity hint of the first sample
   const Vector zero = Vector::Zero(base.n());
   for (size_t k = 0; k < ref.positions.size(); ++k) {
-    MapSample(base, problem, ref.positions[k], has_v ? ref.velocities[k] : zero, bodies, q, v);
+    BodiesFromCoordinates(*base.structure, ref.positions[k], has_v ? ref.velocities[k] : zero,
+                          bodies);
+    CoordinatesFromBodies(*problem.structure, bodies, q, v);
     ref.positions[k] = q;
     if (has_v) ref.velocities[k] = v;
   }
