@@ -244,6 +244,11 @@ void MetricsObserver::CompareWithReference(const StepSample& s) {
   // 0.03): same 1e-12 relative slack as the sample matching below.
   if (s.t > reference_->t_max + 1e-12 * (1.0 + std::abs(reference_->t_max))) return;
   if (reference_->evaluate) {
+    // The continuity hint is the method's own q: a closed form gives orientations, not turn
+    // counts, so a chart angle that wraps (a joint tree's Euler and link angles) is
+    // compared within pi of the method's (a top spinning 6.8 rad per sample cannot be
+    // unwrapped against the previous sample). Outputs are unaffected.
+    if (s.q.allFinite()) ref_q_ = s.q;
     reference_->evaluate(s.t, ref_q_);
     if (compare_outputs_) {
       // Without reference velocities ref_v_ stays zero and the outputs that read v are

@@ -54,6 +54,19 @@ class TreeEquations {
   /// 1 for velocity components IDA's error test weighs, 0 for those holding algebraic
   /// components (ZeroMassEquations).
   virtual void DifferentialVelocities(VectorRef id) const { id.setOnes(); }
+  /// Why the last evaluation failed beyond a singular mass matrix: a spatial tree's chart
+  /// that came too close to its singular set (joint_tree_spatial.h); empty otherwise.
+  const std::string& chart_failure() const { return chart_failure_; }
+
+ protected:
+  // Records the chart failure of `state`; true if there is one.
+  bool ChartFailed(const JointTreeDae& dae, const TreeState& state) {
+    chart_failure_ = dae.ChartFailure(state);
+    return !chart_failure_.empty();
+  }
+
+ private:
+  std::string chart_failure_;
 };
 
 class OdeEquations : public TreeEquations {
@@ -77,6 +90,7 @@ class RecursiveEquations final : public OdeEquations {
       : OdeEquations(dae.num_coordinates()), formalism_(dae) {}
   bool Accelerations(double t, ConstVectorRef q, ConstVectorRef v, VectorRef a) override {
     formalism_.Backward(t, q, v);
+    if (ChartFailed(formalism_.dae(), formalism_.state())) return false;
     return formalism_.FullRankAccelerations(a);
   }
 
@@ -96,6 +110,7 @@ class DenseEquations final : public OdeEquations {
   bool Accelerations(double t, ConstVectorRef q, ConstVectorRef v, VectorRef a) override {
     dae_.CalcMassMatrix(*ws_, q, mass_);
     dae_.CalcForces(*ws_, t, q, v, forces_);
+    if (ChartFailed(dae_, dae_.StateOf(*ws_))) return false;
     ldlt_.compute(mass_);  // dense LDL^T, O(n^3)
     if (ldlt_.info() != Eigen::Success || !(ldlt_.vectorD().minCoeff() > 0.0)) return false;
     a = ldlt_.solve(forces_);
@@ -119,11 +134,13 @@ class ZeroMassEquations final : public TreeEquations {
   bool Residual(double t, ConstVectorRef q, ConstVectorRef v, ConstVectorRef vp,
                 VectorRef r) override {
     formalism_.Backward(t, q, v);
+    if (ChartFailed(formalism_.dae(), formalism_.state())) return false;
     formalism_.Residual(vp, r);
     return true;
   }
   bool InitialAcceleration(double t, ConstVectorRef q, ConstVectorRef v, VectorRef a) override {
     formalism_.Backward(t, q, v);
+    if (ChartFailed(formalism_.dae(), formalism_.state())) return false;
     formalism_.PseudoInverseAccelerations(a);
     return true;
   }
@@ -144,6 +161,11 @@ class ZeroMassEquations final : public TreeEquations {
  private:
   RecursiveFormalism formalism_;
 };
+
+std::string FailureOf(const TreeEquations& equations) {
+  return equations.chart_failure().empty() ? "singular projected mass matrix"
+                                           : equations.chart_failure();
+}
 
 // IDA user data: y = (q, v), residual (q' - v, R(t, q, v, v')).
 struct IdaData {
@@ -178,7 +200,7 @@ RunOutcome RunIda(const Problem& problem, const RunSettings& settings, StepObser
   Vector a0(n);
   if (!equations.InitialAcceleration(settings.t0, problem.q0, problem.v0, a0)) {
     outcome.status = RunStatus::kFailed;
-    outcome.message = "initial acceleration: singular projected mass matrix";
+    outcome.message = "initial acceleration: " + FailureOf(equations);
     return outcome;
   }
   ypv.tail(n) = a0;
@@ -236,6 +258,7 @@ RunOutcome RunIda(const Problem& problem, const RunSettings& settings, StepObser
       const double target = loop.NextTarget(t);
       if (!check(IDASetStopTime(mem, target), "IDASetStopTime") ||
           !check(IDASolve(mem, target, &t, y, yp, IDA_ONE_STEP), "IDASolve")) {
+        if (!equations.chart_failure().empty()) error += " (" + equations.chart_failure() + ")";
         loop.FailStep(t, error);
         break;
       }
@@ -283,7 +306,7 @@ RunOutcome RunRk4(const Problem& problem, const RunSettings& settings, StepObser
     return equations.Accelerations(t, qq, vv, kv[k]);
   };
   if (!equations.Accelerations(settings.t0, q, v, a)) {
-    loop.End(RunStatus::kFailed, "initial acceleration: singular projected mass matrix");
+    loop.End(RunStatus::kFailed, "initial acceleration: " + FailureOf(equations));
     loop.Finish(outcome);
     return outcome;
   }
@@ -304,7 +327,7 @@ RunOutcome RunRk4(const Problem& problem, const RunSettings& settings, StepObser
     vs = v + dt * kv[2];
     ok = ok && eval(t + dt, qs, vs, 3);
     if (!ok) {
-      loop.FailStep(t, "singular projected mass matrix");
+      loop.FailStep(t, FailureOf(equations));
       break;
     }
     q += dt / 6.0 * (kq[0] + 2.0 * kq[1] + 2.0 * kq[2] + kq[3]);
@@ -332,7 +355,9 @@ std::string TreeOfBodiesUnsupported(const Problem& problem) {
   try {
     ValidateJointTreeModel(problem.structure->model);
   } catch (const InputError& e) {
-    return std::string("needs a planar tree (paper 004's joint coordinates): ") + e.what();
+    return std::string(
+               "needs a tree the joint-tree formulation writes (paper 004's joint coordinates): ") +
+           e.what();
   }
   return {};
 }
@@ -352,20 +377,36 @@ class BodyCoordinateObserver final : public StepObserver {
         pv_(tree.num_absolute()),
         q_(problem.n()),
         v_(problem.n()),
+        previous_q_(problem.q0),
         bodies_(problem.structure->model.bodies.size()) {}
   void OnStep(const StepSample& s) override {
     tree_.CalcBodyMotions(s.q, s.v, p_, pv_, bodies_);
     CoordinatesFromBodies(*problem_.structure, bodies_, q_, v_);
+    KeepEulerParameterSigns();
+    previous_q_ = q_;
     inner_.OnStep({s.t, q_, v_});
   }
   bool StopRequested() const override { return inner_.StopRequested(); }
   std::string StopReason() const override { return inner_.StopReason(); }
 
  private:
+  // e and -e are the same rotation: keep the sign of each Euler-parameter block (a spatial
+  // rigid body's 7) continuous with the previous sample's, as the problem's own methods
+  // integrate it (the tree hands back rotation matrices).
+  void KeepEulerParameterSigns() {
+    if (!tree_.spatial()) return;
+    for (const BodyCoordinates& b : problem_.structure->bodies) {
+      if (b.size != 7) continue;
+      if (q_.segment<4>(b.offset + 3).dot(previous_q_.segment<4>(b.offset + 3)) >= 0.0) continue;
+      q_.segment<4>(b.offset + 3) *= -1.0;
+      v_.segment<4>(b.offset + 3) *= -1.0;
+    }
+  }
+
   const Problem& problem_;
   const JointTreeDae& tree_;
   StepObserver& inner_;
-  Vector p_, pv_, q_, v_;
+  Vector p_, pv_, q_, v_, previous_q_;
   std::vector<BodyMotion> bodies_;
 };
 

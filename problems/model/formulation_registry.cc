@@ -54,11 +54,13 @@ std::vector<FormulationEntry> MakeRegistry() {
        ValidateEulerParameters,
        FormulateEulerParameters},
       {"joint-tree",
-       {2},
+       {2, 3},
        "joint coordinates on a kinematic tree, absolute coordinates per body (paper 004 "
-       "s3.1); zero and rank-deficient body masses allowed; trees only",
+       "s3.1); zero and rank-deficient body masses allowed; trees only (in space: spherical "
+       "and distance joints, Euler-angle and link-angle charts)",
        {BodyKind::kRigid, BodyKind::kPointMass},
-       {JointKind::kRevolute, JointKind::kPrismatic, JointKind::kDistance, JointKind::kPlanar},
+       {JointKind::kRevolute, JointKind::kPrismatic, JointKind::kDistance, JointKind::kPlanar,
+        JointKind::kSpherical},
        ValidateJointTreeModel,
        FormulateJointTree},
       {"planar",

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "problems/body_motion.h"
+#include "problems/model/joint_tree_internal.h"
 #include "problems/model/model_compiler.h"
 #include "problems/parameters.h"
 
@@ -45,13 +46,6 @@ ParentPose PoseOf(const std::vector<TreeBody>& bodies, int parent, const double*
 Eigen::Vector2d ParentArm(const ParentPose& a, const TreeBody& b) {
   return a.has_angle ? Rotate(a.angle, b.s_a) : b.s_a;
 }
-
-// One joint of (7)-(9) in the explicit form p_b = r(p_a, q): p_b, p_b' and
-// p_b'' = A p_a'' + B q'' + c, i.e. H = -A, J = -B, k^(II) = -c (K = I).
-struct JointMotion {
-  BodyVector p, pv, c;
-  BodyMatrix A, B;
-};
 
 void JointKinematics(const TreeBody& b, const ParentPose& a, const double* q, const double* qv,
                      JointMotion& out) {
@@ -183,19 +177,18 @@ void JointCoordinatesFromAbsolute(const std::vector<TreeBody>& bodies, const Vec
   }
 }
 
-struct TreeWorkspace final : DaeWorkspace {
-  TreeState state;
-  JointMotion motion;
-  Vector body_forces, acc, forces_all, q_plus, q_minus, col_plus, col_minus, zero_v, p, pv;
-};
+}  // namespace
 
-TreeWorkspace& Ws(DaeWorkspace& ws) { return static_cast<TreeWorkspace&>(ws); }
+TreeWorkspace& TreeWorkspace::Of(DaeWorkspace& ws) { return static_cast<TreeWorkspace&>(ws); }
 
+namespace {
+TreeWorkspace& Ws(DaeWorkspace& ws) { return TreeWorkspace::Of(ws); }
 }  // namespace
 
 JointTreeDae::JointTreeDae(std::vector<TreeBody> bodies, std::vector<TreeForce> forces,
                            std::vector<BodyMatrix> mass_blocks,
-                           std::shared_ptr<const MechanicalDae> planar, double mass_scale)
+                           std::shared_ptr<const MechanicalDae> planar, double mass_scale,
+                           int dimension, std::vector<Eigen::Matrix3d> inertia)
     : MechanicalDae(
           [&] {
             int n = 0;
@@ -207,7 +200,11 @@ JointTreeDae::JointTreeDae(std::vector<TreeBody> bodies, std::vector<TreeForce> 
       forces_(std::move(forces)),
       mass_blocks_(std::move(mass_blocks)),
       planar_(std::move(planar)),
-      mass_scale_(mass_scale) {}
+      mass_scale_(mass_scale),
+      dimension_(dimension),
+      inertia_(std::move(inertia)) {
+  for (const TreeBody& b : bodies_) num_velocities_ += b.d;
+}
 
 TreeState JointTreeDae::MakeState() const {
   TreeState s;
@@ -219,6 +216,7 @@ TreeState JointTreeDae::MakeState() const {
   s.M.resize(nb);
   s.k2.resize(nb);
   s.f.resize(nb);
+  if (spatial()) s.frames.resize(nb);
   for (int i = 0; i < nb; ++i) {
     const TreeBody& b = bodies_[i];
     const int da = b.parent < 0 ? 0 : bodies_[b.parent].d;
@@ -233,11 +231,12 @@ TreeState JointTreeDae::MakeState() const {
 
 std::unique_ptr<DaeWorkspace> JointTreeDae::MakeWorkspace() const {
   auto ws = std::make_unique<TreeWorkspace>();
-  const int n = num_coordinates(), np = num_absolute();
+  const int n = num_coordinates(), np = num_absolute(), nw = num_absolute_velocities();
   ws->state = MakeState();
-  ws->body_forces.setZero(np);
-  ws->acc.setZero(np);
-  ws->forces_all.setZero(np);
+  ws->frames.resize(num_bodies());
+  ws->body_forces.setZero(nw);
+  ws->acc.setZero(nw);
+  ws->forces_all.setZero(nw);
   ws->p.setZero(np);
   ws->pv.setZero(np);
   ws->q_plus.setZero(n);
@@ -252,6 +251,7 @@ std::unique_ptr<DaeWorkspace> JointTreeDae::MakeWorkspace() const {
 // blocks of (9) on the way; then f(t, p, p') of the planar force elements.
 void JointTreeDae::CalcTreeState(DaeWorkspace& ws_base, double t, ConstVectorRef q,
                                  ConstVectorRef v, TreeState& s) const {
+  if (spatial()) return CalcSpatialTreeState(ws_base, t, q, v, s);
   TreeWorkspace& ws = Ws(ws_base);
   JointMotion& jm = ws.motion;
   for (int i = 0; i < num_bodies(); ++i) {
@@ -385,6 +385,13 @@ double JointTreeDae::PotentialEnergy(double /*t*/, const Vector& p) const {
 
 void JointTreeDae::CalcAbsolute(ConstVectorRef q, ConstVectorRef v, VectorRef p,
                                 VectorRef pv) const {
+  if (spatial()) {
+    thread_local std::vector<SpatialFrame> frames;  // sized once per thread
+    frames.resize(bodies_.size());
+    CalcFrames(q, v, frames, nullptr);
+    FramesToLayout(frames, p, pv);
+    return;
+  }
   JointMotion jm;
   for (const TreeBody& b : bodies_) {
     const ParentPose a = PoseOf(bodies_, b.parent, p.data(), pv.data());
@@ -396,6 +403,19 @@ void JointTreeDae::CalcAbsolute(ConstVectorRef q, ConstVectorRef v, VectorRef p,
 
 void JointTreeDae::CalcBodyMotions(ConstVectorRef q, ConstVectorRef v, Vector& p, Vector& pv,
                                    std::vector<BodyMotion>& bodies) const {
+  if (spatial()) {
+    thread_local std::vector<SpatialFrame> frames;
+    frames.resize(bodies_.size());
+    CalcFrames(q, v, frames, nullptr);
+    for (size_t i = 0; i < bodies_.size(); ++i) {
+      BodyMotion& m = bodies[bodies_[i].model_index];
+      m.position = frames[i].x;
+      m.velocity = frames[i].v;
+      m.orientation = Eigen::Quaterniond(frames[i].R);
+      m.angular_velocity = frames[i].w;
+    }
+    return;
+  }
   CalcAbsolute(q, v, p, pv);
   for (const TreeBody& b : bodies_) {
     BodyMotion& m = bodies[b.model_index];
@@ -412,11 +432,11 @@ void JointTreeDae::CalcBodyMotions(ConstVectorRef q, ConstVectorRef v, Vector& p
 void JointTreeDae::ProjectBodyForces(const TreeState& s, Vector& body_forces, VectorRef out) const {
   for (int i = num_bodies() - 1; i >= 0; --i) {
     const TreeBody& b = bodies_[i];
-    const auto fi = body_forces.segment(b.p_offset, b.d);
+    const auto fi = body_forces.segment(b.w_offset, b.d);
     out.segment(b.q_offset, b.n).noalias() = -s.J[i].transpose() * fi;
     if (b.parent >= 0) {
       const TreeBody& a = bodies_[b.parent];
-      body_forces.segment(a.p_offset, a.d).noalias() -= s.H[i].transpose() * fi;
+      body_forces.segment(a.w_offset, a.d).noalias() -= s.H[i].transpose() * fi;
     }
   }
 }
@@ -429,12 +449,12 @@ void JointTreeDae::Project(DaeWorkspace& ws_base, double, ConstVectorRef, ConstV
   const TreeState& s = ws.state;
   for (int i = 0; i < num_bodies(); ++i) {
     const TreeBody& b = bodies_[i];
-    auto acc = ws.acc.segment(b.p_offset, b.d);
+    auto acc = ws.acc.segment(b.w_offset, b.d);
     acc.noalias() = -s.J[i] * a.segment(b.q_offset, b.n);  // (9): p'' = -H p_pi'' - J q'' - k
     if (with_forces) acc -= s.k2[i];
     if (b.parent >= 0)
-      acc.noalias() -= s.H[i] * ws.acc.segment(bodies_[b.parent].p_offset, bodies_[b.parent].d);
-    auto force = ws.body_forces.segment(b.p_offset, b.d);
+      acc.noalias() -= s.H[i] * ws.acc.segment(bodies_[b.parent].w_offset, bodies_[b.parent].d);
+    auto force = ws.body_forces.segment(b.w_offset, b.d);
     force.noalias() = -s.M[i] * acc;
     if (with_forces) force += s.f[i];
   }
@@ -515,6 +535,7 @@ void JointTreeDae::CalcMassTimesAccelerationJacobian(DaeWorkspace& ws_base, Cons
 double JointTreeDae::CalcEnergy(DaeWorkspace& ws_base, double t, ConstVectorRef q,
                                 ConstVectorRef v) const {
   TreeWorkspace& ws = Ws(ws_base);
+  if (spatial()) return SpatialEnergy(ws, q, v);
   CalcAbsolute(q, v, ws.p, ws.pv);
   double kinetic = 0.0;
   for (int i = 0; i < num_bodies(); ++i) {
@@ -527,6 +548,7 @@ double JointTreeDae::CalcEnergy(DaeWorkspace& ws_base, double t, ConstVectorRef 
 double JointTreeDae::CalcAppliedPower(DaeWorkspace& ws_base, double t, ConstVectorRef q,
                                       ConstVectorRef v) const {
   TreeWorkspace& ws = Ws(ws_base);
+  if (spatial()) return SpatialAppliedPower(ws, t, q, v);
   CalcAbsolute(q, v, ws.p, ws.pv);
   CalcAppliedForces(t, ws.p, ws.pv, ws.body_forces, /*with_potential=*/false);
   return ws.body_forces.dot(ws.pv);
@@ -535,6 +557,10 @@ double JointTreeDae::CalcAppliedPower(DaeWorkspace& ws_base, double t, ConstVect
 bool JointTreeDae::CalcMomenta(DaeWorkspace& ws_base, ConstVectorRef q, ConstVectorRef v,
                                Eigen::Vector3d& linear, Eigen::Vector3d& angular) const {
   TreeWorkspace& ws = Ws(ws_base);
+  if (spatial()) {
+    SpatialMomenta(ws, q, v, linear, angular);
+    return true;
+  }
   CalcAbsolute(q, v, ws.p, ws.pv);
   linear.setZero();
   angular.setZero();
@@ -554,8 +580,50 @@ bool JointTreeDae::CalcMomenta(DaeWorkspace& ws_base, ConstVectorRef q, ConstVec
 
 namespace {
 
-bool RankDeficientMass(const BodyDescription& b) {
-  return !(b.mass > 0.0) || (b.kind == BodyKind::kRigid && !(b.inertia(0, 0) > 0.0));
+bool RankDeficientMass(const BodyDescription& b, int dimension) {
+  if (!(b.mass > 0.0)) return true;
+  if (b.kind != BodyKind::kRigid) return false;
+  if (dimension == 2) return !(b.inertia(0, 0) > 0.0);
+  return !(Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(b.inertia, Eigen::EigenvaluesOnly)
+               .eigenvalues()
+               .minCoeff() > 0.0);
+}
+
+// The spatial joints the formulation writes explicitly (joint_tree_spatial.h).
+void ValidateSpatialJoint(const std::string& w, const JointDescription& j,
+                          const BodyDescription& body) {
+  const bool rigid = body.kind == BodyKind::kRigid;
+  if (j.kind == JointKind::kSpherical) {
+    if (!rigid)
+      throw InputError(w + ": joint '" + j.name + "' (spherical): the successor '" + body.name +
+                       "' must be a rigid body (a point mass on it has no freedom)");
+    return;
+  }
+  if (j.kind == JointKind::kDistance) {
+    if (!(j.length > 0.0))
+      throw InputError(w + ": joint '" + j.name + "' (distance): length must be > 0");
+    return;
+  }
+  throw InputError(w + ": joint '" + j.name + "' (" + JointKindName(j.kind) +
+                   "): formulation 'joint-tree' writes spatial models with spherical and "
+                   "distance joints (and bodies no joint connects) only");
+}
+
+// The spatial joint of a body (joint_tree_spatial.h); null: no joint connects it.
+SpatialJoint SpatialJointOf(const JointDescription* j, bool rigid) {
+  SpatialJoint g;
+  g.rotation = rigid ? SpatialJoint::Rotation::kEuler : SpatialJoint::Rotation::kNone;
+  if (!j) {
+    g.translation = SpatialJoint::Translation::kWorld;
+    return g;
+  }
+  g.s_a = j->point_a;
+  g.s_b = j->point_b;
+  if (j->kind == JointKind::kDistance) {
+    g.translation = SpatialJoint::Translation::kDistance;
+    g.length = j->length;
+  }
+  return g;  // kSpherical: rotation only (ValidateJointTreeModel refuses the rest)
 }
 
 TreeJointKind TreeKind(JointKind kind) {
@@ -575,14 +643,20 @@ TreeJointKind TreeKind(JointKind kind) {
 
 void ValidateJointTreeModel(const ModelDescription& model) {
   const std::string w = model.Where();
-  if (model.dimension != 2)
-    throw InputError(w + ": formulation 'joint-tree' is written for planar models (dimension 2)");
+  if (model.dimension != 2 && model.dimension != 3)
+    throw InputError(w + ": formulation 'joint-tree' needs dimension 2 or 3");
+  const bool spatial = model.dimension == 3;
   if (!model.drivers.empty())
     throw InputError(w + ": driver '" + model.drivers[0].name +
                      "': formulation 'joint-tree' has no constraints (drivers are refused)");
   for (const auto& b : model.bodies)
-    if (b.kind == BodyKind::kRigid && !(b.inertia(0, 0) >= 0.0))
+    if (b.kind == BodyKind::kRigid && !(b.inertia.diagonal().minCoeff() >= 0.0))
       throw InputError(w + ": body '" + b.name + "' inertia must be >= 0");
+  if (spatial)
+    for (const auto& f : model.forces)
+      if (f.kind == ForceKind::kTorsionalSpring)
+        throw InputError(w + ": force '" + f.name +
+                         "' (torsional spring) is planar: refused in a spatial joint tree");
   const KinematicTree tree = BuildKinematicTree(model);
   if (!tree.cut_joints.empty())
     throw InputError(w + ": joint '" + model.joints[tree.cut_joints[0]].name +
@@ -596,20 +670,22 @@ void ValidateJointTreeModel(const ModelDescription& model) {
         throw InputError(w + ": joint '" + j.name + "': body_b must be the successor '" +
                          body.name + "' in the kinematic tree (body_a its predecessor)");
       const bool rigid = body.kind == BodyKind::kRigid;
-      if (j.kind == JointKind::kRevolute && !rigid)
+      if (spatial) ValidateSpatialJoint(w, j, body);
+      if (!spatial && j.kind == JointKind::kRevolute && !rigid)
         throw InputError(w + ": joint '" + j.name + "' (revolute): the successor '" + body.name +
                          "' must be a rigid body (a point mass has no angle)");
-      if (j.kind == JointKind::kDistance && rigid)
+      if (!spatial && j.kind == JointKind::kDistance && rigid)
         throw InputError(w + ": joint '" + j.name + "' (distance): the successor '" + body.name +
                          "' must be a point mass");
       if (j.kind == JointKind::kDistance && !(j.length > 0.0))
         throw InputError(w + ": joint '" + j.name + "' (distance): length must be > 0");
-      if (j.kind == JointKind::kPrismatic && !(j.axis_a.head<2>().norm() > 0.0))
+      if (!spatial && j.kind == JointKind::kPrismatic && !(j.axis_a.head<2>().norm() > 0.0))
         throw InputError(w + ": joint '" + j.name + "' (prismatic): axis_a must be nonzero");
     }
     // Assumption (23): rank M_i < d => pi_i = 0 or rank M_{pi_i} = d.
     const int parent = tree.parent[i];
-    if (parent >= 0 && RankDeficientMass(body) && RankDeficientMass(model.bodies[parent]))
+    if (parent >= 0 && RankDeficientMass(body, model.dimension) &&
+        RankDeficientMass(model.bodies[parent], model.dimension))
       throw InputError(w + ": bodies '" + model.bodies[parent].name + "' and '" + body.name +
                        "' both have rank-deficient mass and one follows the other: assumption "
                        "(23) of paper 004 (isolated zero-mass bodies) is violated");
@@ -623,7 +699,14 @@ FormulatedModel FormulateJointTree(const ModelDescription& model) {
   free_bodies.joints.clear();
   free_bodies.drivers.clear();
   for (auto& b : free_bodies.bodies) b.hold.clear();
-  FormulatedModel planar = FormulatePlanar(free_bodies);
+  const bool spatial = model.dimension == 3;
+  FormulatedModel planar =
+      spatial ? FormulateSpatialEuler(free_bodies) : FormulatePlanar(free_bodies);
+  // The body blocks of that formulation: body motions to and from its coordinates.
+  auto planar_blocks = std::make_shared<ModelStructure>();
+  planar_blocks->model = planar.model;
+  planar_blocks->formulation = spatial ? "euler-parameters" : "planar";
+  planar_blocks->bodies = planar.body_coordinates;
 
   const KinematicTree tree = BuildKinematicTree(model);
   std::vector<int> position(model.bodies.size());  // model index -> tree index
@@ -631,15 +714,18 @@ FormulatedModel FormulateJointTree(const ModelDescription& model) {
     position[tree.topological_order[k]] = static_cast<int>(k);
   std::vector<TreeBody> bodies;
   double mass_scale = 0.0;
-  int q_offset = 0;
+  int q_offset = 0, w_offset = 0;
   for (int mi : tree.topological_order) {
     const BodyDescription& desc = model.bodies[mi];
     TreeBody b;
     b.name = desc.name;
     b.model_index = mi;
     b.parent = tree.parent[mi] < 0 ? -1 : position[tree.parent[mi]];
-    b.d = planar.body_coordinates[mi].size;
+    b.rigid = desc.kind == BodyKind::kRigid;
+    b.d = spatial ? (b.rigid ? 6 : 3) : planar.body_coordinates[mi].size;
     b.p_offset = planar.body_coordinates[mi].offset;
+    b.w_offset = w_offset;
+    w_offset += b.d;
     b.s_a.setZero();
     b.s_b.setZero();
     b.axis_a = Eigen::Vector2d::UnitX();
@@ -658,15 +744,34 @@ FormulatedModel FormulateJointTree(const ModelDescription& model) {
       }
     }
     b.n = b.joint == TreeJointKind::kFree ? b.d : 1;
+    if (spatial) {
+      b.spatial = SpatialJointOf(ji < 0 ? nullptr : &model.joints[ji], b.rigid);
+      b.n = b.spatial.translation_count() + b.spatial.rotation_count();
+    }
     b.q_offset = q_offset;
     q_offset += b.n;
-    mass_scale = std::max({mass_scale, desc.mass, desc.inertia(0, 0)});
+    mass_scale = std::max({mass_scale, desc.mass, desc.inertia.diagonal().maxCoeff()});
     bodies.push_back(b);
   }
 
-  // Joint coordinates of the stated pose and twist.
+  // Joint coordinates of the stated pose and twist (spatial: the charts first).
   Vector q = Vector::Zero(q_offset), v = Vector::Zero(q_offset);
-  JointCoordinatesFromAbsolute(bodies, planar.q_guess, planar.v_guess, q, v);
+  if (spatial) {
+    std::vector<BodyMotion> motion;
+    BodiesFromCoordinates(*planar_blocks, planar.q_guess, planar.v_guess, motion);
+    const std::vector<SpatialFrame> frames = FramesOfBodies(bodies, motion);
+    Eigen::Vector3d gravity = Eigen::Vector3d::Zero();
+    for (const ForceDescription& f : model.forces)
+      if (f.kind == ForceKind::kGravity) gravity += f.vector;
+    for (TreeBody& b : bodies) {
+      const SpatialFrame* parent = b.parent < 0 ? nullptr : &frames[b.parent];
+      ChooseSpatialCharts(b.spatial, parent, b.parent >= 0 && bodies[b.parent].rigid,
+                          frames[&b - bodies.data()], gravity);
+    }
+    SpatialJointCoordinatesOf(bodies, frames, q, v);
+  } else {
+    JointCoordinatesFromAbsolute(bodies, planar.q_guess, planar.v_guess, q, v);
+  }
 
   std::vector<TreeForce> forces;
   const BodyIndex index(model);
@@ -681,6 +786,8 @@ FormulatedModel FormulateJointTree(const ModelDescription& model) {
     e.b = tree_index(d.body_b);
     e.sa = d.point_a.head<2>();
     e.sb = d.point_b.head<2>();
+    e.sa3 = d.point_a;
+    e.sb3 = d.point_b;
     e.vector = d.vector;
     e.stiffness = d.stiffness;
     e.damping = d.damping;
@@ -689,15 +796,18 @@ FormulatedModel FormulateJointTree(const ModelDescription& model) {
     forces.push_back(e);
   }
   std::vector<BodyMatrix> mass_blocks;
-  for (int mi : tree.topological_order) {
-    const BodyDescription& b = model.bodies[mi];
-    BodyMatrix m =
-        BodyMatrix::Zero(b.kind == BodyKind::kRigid ? 3 : 2, b.kind == BodyKind::kRigid ? 3 : 2);
-    m(0, 0) = m(1, 1) = b.mass;
-    if (b.kind == BodyKind::kRigid) m(2, 2) = b.inertia(0, 0);  // diag(m, m, J), (11)
+  std::vector<Eigen::Matrix3d> inertia;
+  for (const TreeBody& tb : bodies) {
+    const BodyDescription& b = model.bodies[tb.model_index];
+    BodyMatrix m = BodyMatrix::Zero(tb.d, tb.d);
+    m.topLeftCorner(model.dimension, model.dimension).diagonal().setConstant(b.mass);
+    // (11): diag(m, m, J); spatial diag(m I, R J R^T), the rotation block set per state.
+    if (tb.rigid && !spatial) m(2, 2) = b.inertia(0, 0);
     mass_blocks.push_back(m);
+    inertia.push_back(tb.rigid ? b.inertia : Eigen::Matrix3d::Zero());
   }
-  auto dae = std::make_shared<JointTreeDae>(bodies, forces, mass_blocks, planar.dae, mass_scale);
+  auto dae = std::make_shared<JointTreeDae>(bodies, forces, mass_blocks, planar.dae, mass_scale,
+                                            model.dimension, inertia);
   FormulatedModel out;
   out.model = model;
   out.dae = dae;
@@ -708,17 +818,17 @@ FormulatedModel FormulateJointTree(const ModelDescription& model) {
   out.stated_q = Vector::Zero(q_offset);
   out.stated_v = Vector::Zero(q_offset);
   // References and peers hand back body motions: absolute coordinates through the planar
-  // blocks of the same bodies, then the inverse of (7), (8).
-  auto planar_blocks = std::make_shared<ModelStructure>();
-  planar_blocks->model = planar.model;
-  planar_blocks->formulation = "planar";
-  planar_blocks->bodies = planar.body_coordinates;
+  // blocks of the same bodies (spatial: the frames), then the inverse of (7), (8).
   out.coordinates_from_bodies = [dae, planar_blocks](const std::vector<BodyMotion>& motion,
                                                      Vector& qq, Vector& vv) {
-    Vector pp(dae->num_absolute()), ppv(dae->num_absolute());
-    CoordinatesFromBodies(*planar_blocks, motion, pp, ppv);
     if (qq.size() != dae->num_coordinates() || !qq.allFinite()) qq.setZero(dae->num_coordinates());
     vv.resize(dae->num_coordinates());
+    if (dae->spatial()) {
+      SpatialJointCoordinatesOf(dae->bodies(), FramesOfBodies(dae->bodies(), motion), qq, vv);
+      return;
+    }
+    Vector pp(dae->num_absolute()), ppv(dae->num_absolute());
+    CoordinatesFromBodies(*planar_blocks, motion, pp, ppv);
     JointCoordinatesFromAbsolute(dae->bodies(), pp, ppv, qq, vv);
   };
   auto planar_outputs = planar.calc_outputs;

@@ -1,7 +1,9 @@
-// The joint-tree formulation (paper 004 s3.1-3.2): a planar model whose joints form a tree
+// The joint-tree formulation (paper 004 s3.1-3.2): a model whose joints form a tree
 // rooted at the inertially fixed ground, described by joint coordinates q_i (n_i per
-// joint) and the absolute coordinates p_i of every body (d_i = 3 for a rigid body
-// (x, y, theta), 2 for a point mass (x, y); the layout of the planar formulation).
+// joint) and the absolute coordinates p_i of every body. Planar models: d_i = 3 for a
+// rigid body (x, y, theta), 2 for a point mass (x, y), the layout of the planar
+// formulation. Spatial models: d_i = 6 (v, w) and 3 at the velocity level, the pose kept
+// as a position and a rotation (joint_tree_spatial.h has the spatial joints and charts).
 //
 // Every tree joint is written in the explicit form p_i = r_i(p_{pi_i}, q_i) of (7), so
 // K_i = I, and its second time derivative (9) reads
@@ -23,6 +25,9 @@
 //   planar     (free in the plane)  q = (x_b - x_a - u_a, theta_b - theta_a): the child
 //                                   moves freely relative to the parent (Fig 3's q_i = p_i)
 // A body no joint connects is free relative to the ground (as `planar` to the ground).
+// Spatial joints (joint_tree_spatial.h): spherical (rigid child, 3 Euler angles), distance
+// (2 link angles, and 3 Euler angles of a rigid child), a body no joint connects (3
+// offsets, and 3 Euler angles if rigid).
 // Loops (cut joints) and drivers are refused: the recursive formalism is written for
 // trees without constraints.
 //
@@ -36,12 +41,9 @@
 
 #include "problems/mechanical_dae.h"
 #include "problems/model/formulation.h"
+#include "problems/model/joint_tree_spatial.h"
 
 namespace mbb {
-
-/// Fixed-capacity matrices for the per-body blocks (d, n <= 3): no heap allocation.
-using BodyMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 3, 3>;
-using BodyVector = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 3, 1>;
 
 enum class TreeJointKind { kFree, kRevolute, kPrismatic, kDistance };
 
@@ -50,10 +52,13 @@ struct TreeBody {
   std::string name;
   int model_index = 0;  // index in the model's bodies (the tree lists them parents first)
   int parent = -1;      // predecessor pi_i (body index), -1: the root (ground)
-  int d = 0;            // absolute coordinates: 3 rigid, 2 point mass
+  int d = 0;            // absolute coordinates: 3 rigid, 2 point mass (spatial: 6, 3)
   int n = 0;            // joint coordinates n_i
-  int p_offset = 0;
+  int p_offset = 0;     // block in the body-coordinate formulation's q (spatial: x, e)
+  int w_offset = 0;     // block of d in the velocity-level vectors (planar: p_offset)
   int q_offset = 0;
+  bool rigid = false;
+  SpatialJoint spatial;  // spatial models only
   TreeJointKind joint = TreeJointKind::kFree;
   std::string joint_name;     // "" for a body free relative to the ground
   Eigen::Vector2d s_a, s_b;   // joint points in the parent's / child's frame
@@ -68,6 +73,7 @@ struct TreeForce {
   ForceKind kind = ForceKind::kGravity;
   int a = -1, b = -1;
   Eigen::Vector2d sa = Eigen::Vector2d::Zero(), sb = Eigen::Vector2d::Zero();
+  Eigen::Vector3d sa3 = Eigen::Vector3d::Zero(), sb3 = Eigen::Vector3d::Zero();  // spatial
   Eigen::Vector3d vector = Eigen::Vector3d::Zero();
   double stiffness = 0.0, damping = 0.0, rest = 0.0;
   TimeLaw law;
@@ -76,23 +82,38 @@ struct TreeForce {
 /// The quantities of paper 004 s3 at one (t, q, q'), per body i: p_i, p_i', H_i, J_i,
 /// k_i^(II) of (9) (K_i = I), M_i and f_i of (11). Sized once by JointTreeDae::MakeState.
 struct TreeState {
-  Vector p, pv;  // absolute coordinates and velocities, planar layout
+  Vector p, pv;                      // planar: absolute coordinates and velocities, planar layout
+  std::vector<SpatialFrame> frames;  // spatial: every body's pose and twist
   std::vector<BodyMatrix> H, J, M;
   std::vector<BodyVector> k2, f;
+  // Spatial: the smallest chart margin (joint_tree_spatial.h) and its body (-1: none).
+  double chart_margin = 1.0;
+  int chart_body = -1;
 };
+
+struct TreeWorkspace;
 
 class JointTreeDae final : public MechanicalDae {
  public:
   /// `bodies` in an order where every predecessor comes first; `planar` holds the same
-  /// bodies and force elements without joints or drivers (its q is p).
+  /// bodies and force elements without joints or drivers (its q is p; spatial models: the
+  /// Euler-parameter formulation, q = (x, e) per rigid body); `inertia` the body-frame
+  /// inertia of every spatial rigid body (planar: empty).
   JointTreeDae(std::vector<TreeBody> bodies, std::vector<TreeForce> forces,
                std::vector<BodyMatrix> mass_blocks, std::shared_ptr<const MechanicalDae> planar,
-               double mass_scale);
+               double mass_scale, int dimension = 2, std::vector<Eigen::Matrix3d> inertia = {});
 
-  /// The planar formulation of the same bodies and forces (q = p): the cross-check of the
-  /// forces, energy and momenta computed here in O(N) (its own are O(N^2): a dense mass
-  /// matrix, a potential gradient one coordinate at a time).
+  /// The body-coordinate formulation of the same bodies and forces (q = p; planar or
+  /// Euler parameters): the cross-check of the forces, energy and momenta computed here in
+  /// O(N) (its own are O(N^2): a dense mass matrix, a potential gradient one coordinate at
+  /// a time).
   const MechanicalDae& planar() const { return *planar_; }
+  bool spatial() const { return dimension_ == 3; }
+  /// A message naming the joint whose chart the state came within kChartMargin of (the
+  /// run stops there), empty if none.
+  std::string ChartFailure(const TreeState& s) const;
+  /// The tree state of the last evaluation in a workspace of this DAE.
+  const TreeState& StateOf(DaeWorkspace& ws) const;
   /// f(t, p, p') of (11) in the planar layout, O(N) (force elements one by one); without
   /// gravity and the springs' stiffness when `with_potential` is false (what the applied
   /// power counts).
@@ -104,6 +125,8 @@ class JointTreeDae final : public MechanicalDae {
   const std::vector<TreeBody>& bodies() const { return bodies_; }
   int num_bodies() const { return static_cast<int>(bodies_.size()); }
   int num_absolute() const { return planar_->num_coordinates(); }
+  /// Size of the velocity-level absolute vectors (sum of d_i; planar: num_absolute()).
+  int num_absolute_velocities() const { return num_velocities_; }
   /// The largest |entry| of any body mass matrix: the scale the recursion's rank
   /// decisions are relative to.
   double mass_scale() const { return mass_scale_; }
@@ -154,15 +177,32 @@ class JointTreeDae final : public MechanicalDae {
  private:
   void Project(DaeWorkspace& ws, double t, ConstVectorRef q, ConstVectorRef v, ConstVectorRef a,
                bool with_forces, VectorRef out) const;
+  // Spatial models (joint_tree_spatial_dae.cc).
+  void CalcFrames(ConstVectorRef q, ConstVectorRef v, std::vector<SpatialFrame>& frames,
+                  TreeState* s) const;
+  void CalcSpatialTreeState(DaeWorkspace& ws, double t, ConstVectorRef q, ConstVectorRef v,
+                            TreeState& s) const;
+  void CalcSpatialForces(double t, const std::vector<SpatialFrame>& frames, Vector& f,
+                         bool with_potential) const;
+  double SpatialPotential(const std::vector<SpatialFrame>& frames) const;
+  double SpatialEnergy(TreeWorkspace& ws, ConstVectorRef q, ConstVectorRef v) const;
+  double SpatialAppliedPower(TreeWorkspace& ws, double t, ConstVectorRef q, ConstVectorRef v) const;
+  void SpatialMomenta(TreeWorkspace& ws, ConstVectorRef q, ConstVectorRef v,
+                      Eigen::Vector3d& linear, Eigen::Vector3d& angular) const;
+  Eigen::Matrix3d GlobalInertia(int i, const Eigen::Matrix3d& R) const;
+  void FramesToLayout(const std::vector<SpatialFrame>& frames, VectorRef p, VectorRef pv) const;
 
   std::vector<TreeBody> bodies_;
   std::vector<TreeForce> forces_;
   std::vector<BodyMatrix> mass_blocks_;  // M_i per tree body: diag(m, m, J) or m I
   std::shared_ptr<const MechanicalDae> planar_;
   double mass_scale_;
+  int dimension_;
+  std::vector<Eigen::Matrix3d> inertia_;  // spatial rigid bodies: body-frame inertia
+  int num_velocities_ = 0;
 };
 
-/// The joint-tree formulation's rules: dimension 2, the joints form a tree with every
+/// The joint-tree formulation's rules: the joints form a tree with every
 /// joint's body_a the predecessor, supported joint/child kinds, no drivers; masses >= 0;
 /// assumption (23) of paper 004 (no body with rank-deficient mass follows another one),
 /// refused with a message naming both bodies.

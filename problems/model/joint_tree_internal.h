@@ -1,0 +1,36 @@
+// What the joint-tree formulation's sources share (joint_tree.cc, joint_tree_spatial_dae.cc):
+// one joint's blocks of (9) and the evaluation workspace.
+#pragma once
+
+#include <vector>
+
+#include "problems/model/joint_tree.h"
+#include "problems/model_structure.h"
+
+namespace mbb {
+
+// One joint of (7)-(9) in the explicit form p_b = r(p_a, q): p_b, p_b' and
+// p_b'' = A p_a'' + B q'' + c, i.e. H = -A, J = -B, k^(II) = -c (K = I).
+struct JointMotion {
+  BodyVector p, pv, c;
+  BodyMatrix A, B;
+};
+
+struct TreeWorkspace final : DaeWorkspace {
+  TreeState state;
+  JointMotion motion;
+  std::vector<SpatialFrame> frames;
+  // Velocity-level (num_absolute_velocities): body forces and accelerations; formulation
+  // layout (num_absolute): p, pv; joint coordinates: the rest.
+  Vector body_forces, acc, forces_all, q_plus, q_minus, col_plus, col_minus, zero_v, p, pv;
+  static TreeWorkspace& Of(DaeWorkspace& ws);
+};
+
+/// Spatial trees: every body's frame (tree order) from body motions aligned with the model.
+std::vector<SpatialFrame> FramesOfBodies(const std::vector<TreeBody>& bodies,
+                                         const std::vector<BodyMotion>& motion);
+/// Spatial trees: the inverse of (7), (8) body by body (SpatialJointCoordinates).
+void SpatialJointCoordinatesOf(const std::vector<TreeBody>& bodies,
+                               const std::vector<SpatialFrame>& frames, Vector& q, Vector& v);
+
+}  // namespace mbb
