@@ -36,7 +36,9 @@ Vector Twists(const JointTreeDae& dae, DaeWorkspace& ws, const Vector& q, const 
 }
 
 // Problems whose joint-tree form has every spatial joint kind: a point mass on a distance
-// joint, a rigid body on a spherical joint, a rigid body on a distance joint.
+// joint, a rigid body on a spherical joint, a rigid body on a distance joint, free rigid
+// bodies carrying a cylindrical and a planar joint, and a revolute-prismatic-revolute tree
+// (the flyball governor: shaft, slider, rods).
 std::vector<Problem> SpatialTrees() {
   using Params = std::map<std::string, std::string>;
   std::vector<Problem> out;
@@ -46,6 +48,8 @@ std::vector<Problem> SpatialTrees() {
   out.push_back(BuildProblem("gyro_top", ParameterSet(Params{{"formulation", "joint-tree"}})));
   out.push_back(BuildProblem(
       "spin_top", ParameterSet(Params{{"form", "model"}, {"formulation", "joint-tree"}})));
+  for (const char* id : {"cylindrical_pair", "planar_pair", "flyball_governor"})
+    out.push_back(BuildProblem(id, ParameterSet(Params{{"formulation", "joint-tree"}})));
   return out;
 }
 
@@ -153,7 +157,8 @@ TEST_CASE("spatial joint tree: joints it does not write are refused with the joi
   const std::string path = (ScratchDirectory("joint_tree_refused") / "hinge.json").string();
   std::ofstream(path) << R"({"dimension": 3, "end_time": 1, "formulation": "joint-tree",
     "bodies": [{"name": "door", "mass": 1, "inertia": [[1, 0, 0], [0, 1, 0], [0, 0, 1]]}],
-    "joints": [{"name": "hinge", "type": "revolute", "body_a": "ground", "body_b": "door"}]})";
+    "joints": [{"name": "hinge", "type": "universal", "body_a": "ground", "body_b": "door",
+                "axis_a": [1, 0, 0], "axis_b": [0, 1, 0]}]})";
   RunSpec spec = Spec("", "recursive", {}, {}, 0.0);
   spec.model_file = path;
   CHECK_THROWS_WITH(Execute(spec), Catch::Contains("hinge") && Catch::Contains("joint-tree"));

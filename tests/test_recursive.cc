@@ -251,11 +251,11 @@ TEST_CASE("on the tree problems the joint-tree methods meet the references on th
   // the body motions, so their own references apply. Default tolerances (rtol 1e-8), full
   // horizons: measured output errors 1e-9 ... 7e-9 relative. Spatial trees (Euler and
   // link-angle charts): gyro_top against the closed-form steady precession in joint
-  // coordinates and in Euler parameters (measured 1.8e-13), spatial_pendulum and spin_top
-  // (both forms) against the suite's references (measured 4e-8 ... 1.9e-6, spin_top's 10 s
-  // tumble). 2e-5 leaves room for another step sequence, while a wrong map (an angle off by
-  // a joint offset, a swapped body, a 2 pi jump, a quaternion sign flip, a start not at q0)
-  // gives O(1).
+  // coordinates and in Euler parameters (measured 1.8e-13), spatial_pendulum, spin_top
+  // (both forms), cylindrical_pair, planar_pair and flyball_governor against the suite's
+  // references (measured 7e-11 ... 1.9e-6, the largest spin_top's 10 s tumble). 2e-5 leaves room
+  // for another step sequence, while a wrong map (an angle off by a joint offset, a swapped body, a
+  // 2 pi jump, a quaternion sign flip, a start not at q0) gives O(1).
   const std::vector<std::pair<std::string, std::map<std::string, std::string>>> problems = {
       {"simple_pendulum_iftomm", {{"formulation", "joint-tree"}}},
       {"small_mass_oscillator", {{"formulation", "joint-tree"}}},
@@ -267,7 +267,10 @@ TEST_CASE("on the tree problems the joint-tree methods meet the references on th
       {"gyro_top", {}},
       {"spatial_pendulum", {}},
       {"spin_top", {}},
-      {"spin_top", {{"form", "model"}}}};
+      {"spin_top", {{"form", "model"}}},
+      {"cylindrical_pair", {}},
+      {"planar_pair", {}},
+      {"flyball_governor", {}}};
   for (const auto& [id, params] : problems)
     for (const char* method : {"recursive", "recursive-zero-mass", "joint-dense"}) {
       INFO(id << " " << method);

@@ -593,20 +593,29 @@ bool RankDeficientMass(const BodyDescription& b, int dimension) {
 void ValidateSpatialJoint(const std::string& w, const JointDescription& j,
                           const BodyDescription& body) {
   const bool rigid = body.kind == BodyKind::kRigid;
-  if (j.kind == JointKind::kSpherical) {
-    if (!rigid)
-      throw InputError(w + ": joint '" + j.name + "' (spherical): the successor '" + body.name +
-                       "' must be a rigid body (a point mass on it has no freedom)");
-    return;
+  const std::string what = ": joint '" + j.name + "' (" + JointKindName(j.kind) + ")";
+  switch (j.kind) {
+    case JointKind::kSpherical:
+    case JointKind::kRevolute:
+    case JointKind::kCylindrical:
+    case JointKind::kPlanar:
+      if (!rigid)
+        throw InputError(w + what + ": the successor '" + body.name +
+                         "' must be a rigid body (a point mass has no orientation)");
+      break;
+    case JointKind::kDistance:
+      if (!(j.length > 0.0)) throw InputError(w + what + ": length must be > 0");
+      return;
+    case JointKind::kPrismatic:
+      break;
+    default:
+      throw InputError(w + what +
+                       ": formulation 'joint-tree' writes spatial models with spherical, "
+                       "distance, revolute, prismatic, cylindrical and planar joints (and "
+                       "bodies no joint connects) only");
   }
-  if (j.kind == JointKind::kDistance) {
-    if (!(j.length > 0.0))
-      throw InputError(w + ": joint '" + j.name + "' (distance): length must be > 0");
-    return;
-  }
-  throw InputError(w + ": joint '" + j.name + "' (" + JointKindName(j.kind) +
-                   "): formulation 'joint-tree' writes spatial models with spherical and "
-                   "distance joints (and bodies no joint connects) only");
+  if (j.kind != JointKind::kSpherical && !(j.axis_a.norm() > 0.0))
+    throw InputError(w + what + ": axis_a must be nonzero");
 }
 
 // The spatial joint of a body (joint_tree_spatial.h); null: no joint connects it.
@@ -619,11 +628,40 @@ SpatialJoint SpatialJointOf(const JointDescription* j, bool rigid) {
   }
   g.s_a = j->point_a;
   g.s_b = j->point_b;
-  if (j->kind == JointKind::kDistance) {
-    g.translation = SpatialJoint::Translation::kDistance;
-    g.length = j->length;
+  const Eigen::Vector3d axis = j->axis_a.normalized();
+  g.axis_a = axis;
+  switch (j->kind) {
+    case JointKind::kDistance:
+      g.translation = SpatialJoint::Translation::kDistance;
+      g.length = j->length;
+      break;
+    case JointKind::kRevolute:
+      g.rotation = SpatialJoint::Rotation::kAxis;
+      break;
+    case JointKind::kPrismatic:
+    case JointKind::kCylindrical:
+      g.translation = SpatialJoint::Translation::kParentAxes;
+      g.num_axes = 1;
+      g.axes.col(0) = axis;
+      if (rigid)
+        g.rotation = j->kind == JointKind::kPrismatic ? SpatialJoint::Rotation::kLocked
+                                                      : SpatialJoint::Rotation::kAxis;
+      break;
+    case JointKind::kPlanar: {  // slides in the plane normal to axis_a, turns about it
+      Eigen::Index k = 0;
+      axis.cwiseAbs().minCoeff(&k);
+      const Eigen::Vector3d f = axis.cross(Eigen::Vector3d::Unit(k)).normalized();
+      g.translation = SpatialJoint::Translation::kParentAxes;
+      g.num_axes = 2;
+      g.axes.col(0) = f;
+      g.axes.col(1) = axis.cross(f);
+      g.rotation = SpatialJoint::Rotation::kAxis;
+      break;
+    }
+    default:
+      break;  // kSpherical: the Euler angles (ValidateJointTreeModel refuses the rest)
   }
-  return g;  // kSpherical: rotation only (ValidateJointTreeModel refuses the rest)
+  return g;
 }
 
 TreeJointKind TreeKind(JointKind kind) {

@@ -26,8 +26,10 @@
 //                                   moves freely relative to the parent (Fig 3's q_i = p_i)
 // A body no joint connects is free relative to the ground (as `planar` to the ground).
 // Spatial joints (joint_tree_spatial.h): spherical (rigid child, 3 Euler angles), distance
-// (2 link angles, and 3 Euler angles of a rigid child), a body no joint connects (3
-// offsets, and 3 Euler angles if rigid).
+// (2 link angles, and 3 Euler angles of a rigid child), revolute (1 angle about axis_a),
+// prismatic (1 slide along axis_a), cylindrical (slide and angle), planar (2 slides normal
+// to axis_a and the angle about it), a body no joint connects (3 offsets, and 3 Euler
+// angles if rigid).
 // Loops (cut joints) and drivers are refused: the recursive formalism is written for
 // trees without constraints.
 //

@@ -3,12 +3,14 @@
 //
 // With u_a the parent's joint point (R_a s_a; a point mass or the ground: s_a), tau the
 // link of a distance joint or the offset of a free body (global, not turning with the
-// parent) and u_b = R_b s_b the child's joint point (a point mass: s_b), the explicit form
-// (7) and its derivatives (8), (9) are
-//   x_b   = x_a + u_a + tau - u_b
-//   v_b   = v_a + w_a x u_a + tau' - w_b x u_b
-//   v_b'  = v_a' + w_a' x u_a + w_a x (w_a x u_a) + tau'' - w_b' x u_b - w_b x (w_b x u_b)
-//   w_b   = w_a + sum_k a_k f_k'                    (a_k the Euler axes, global)
+// parent), s = sum_j w_j t_j the slides along the parent's axes w_j = R_a W_j (turning with
+// it; arm = u_a + s) and u_b = R_b s_b the child's joint point (a point mass: s_b), the
+// explicit form (7) and its derivatives (8), (9) are
+//   x_b   = x_a + arm + tau - u_b
+//   v_b   = v_a + w_a x arm + sum_j w_j t_j' + tau' - w_b x u_b
+//   v_b'  = v_a' + w_a' x arm + w_a x (w_a x arm) + 2 w_a x sum_j w_j t_j' + sum_j w_j t_j''
+//           + tau'' - w_b' x u_b - w_b x (w_b x u_b)
+//   w_b   = w_a + sum_k a_k f_k'                    (a_k the Euler or joint axes, global)
 //   w_b'  = w_a' + sum_k a_k f_k'' + sum_k a_k' f_k',  a_k' = (w_a + sum_{l<k} a_l f_l') x a_k
 // and with w_b' = w_a' + ... the A, B, c blocks of (9) follow term by term.
 #include "problems/model/joint_tree_spatial.h"
@@ -83,13 +85,26 @@ int SpatialJoint::translation_count() const {
       return 3;
     case Translation::kDistance:
       return 2;
+    case Translation::kParentAxes:
+      return num_axes;
     case Translation::kNone:
       break;
   }
   return 0;
 }
 
-int SpatialJoint::rotation_count() const { return rotation == Rotation::kEuler ? 3 : 0; }
+int SpatialJoint::rotation_count() const {
+  switch (rotation) {
+    case Rotation::kEuler:
+      return 3;
+    case Rotation::kAxis:
+      return 1;
+    case Rotation::kNone:
+    case Rotation::kLocked:
+      break;
+  }
+  return 0;
+}
 
 double SpatialJointKinematics(const SpatialJoint& g, const SpatialFrame* parent, bool parent_rigid,
                               bool child_rigid, const double* q, const double* qv,
@@ -105,9 +120,11 @@ double SpatialJointKinematics(const SpatialJoint& g, const SpatialFrame* parent,
   ParentTerms(g, parent, parent_rigid, xa, va, wa, Ra, ua);
   double margin = 1.0;
 
-  // Translation part: tau, tau' and the velocity terms of tau''.
+  // Translation part: tau, tau' and the velocity terms of tau''; the slides s along the
+  // parent's axes and their relative rate.
   Eigen::Vector3d tau = Eigen::Vector3d::Zero(), tau_v = Eigen::Vector3d::Zero(),
                   tau_c = Eigen::Vector3d::Zero();
+  Eigen::Vector3d slide = Eigen::Vector3d::Zero(), slide_v = Eigen::Vector3d::Zero();
   if (g.translation == SpatialJoint::Translation::kWorld) {
     tau << q[0], q[1], q[2];
     tau_v << qv[0], qv[1], qv[2];
@@ -121,7 +138,15 @@ double SpatialJointKinematics(const SpatialJoint& g, const SpatialFrame* parent,
     B.block<3, 1>(0, 0) = g.length * (g.link_chart * e.ea);
     B.block<3, 1>(0, 1) = g.length * (g.link_chart * e.eb);
     margin = std::min(margin, std::abs(std::cos(q[1])));
+  } else if (g.translation == SpatialJoint::Translation::kParentAxes) {
+    for (int j = 0; j < g.num_axes; ++j) {
+      const Eigen::Vector3d w = Ra * g.axes.col(j);
+      slide += w * q[j];
+      slide_v += w * qv[j];
+      B.block<3, 1>(0, j) = w;
+    }
   }
+  const Eigen::Vector3d arm = ua + slide;  // turns with the parent
 
   // Rotation part: R_b, w_b, the Euler axes a_k (columns of B) and w_c = sum a_k' f_k'.
   Eigen::Vector3d wb = wa, wc = Eigen::Vector3d::Zero();
@@ -139,19 +164,29 @@ double SpatialJointKinematics(const SpatialJoint& g, const SpatialFrame* parent,
     }
     child.R = after_x * RotZ(f[2]);
     margin = std::min(margin, std::abs(std::sin(f[1])));
+  } else if (g.rotation == SpatialJoint::Rotation::kAxis) {
+    const Eigen::Matrix3d base = Ra * g.euler_chart;
+    const Eigen::Vector3d axis = base.col(2);
+    wc += wb.cross(axis) * qv[nt];
+    wb += axis * qv[nt];
+    B.block<3, 1>(3, nt) = axis;
+    child.R = base * RotZ(q[nt]) * g.post;
+  } else if (g.rotation == SpatialJoint::Rotation::kLocked) {
+    child.R = Ra * g.euler_chart;
   } else {
-    child.R = child_rigid ? Ra : Eigen::Matrix3d::Identity();
-    if (!child_rigid) wb.setZero();
+    child.R = Eigen::Matrix3d::Identity();
+    wb.setZero();
   }
   child.w = wb;
 
   // Position and velocity of the child's reference point.
   const Eigen::Vector3d ub = child_rigid ? Eigen::Vector3d(child.R * g.s_b) : g.s_b;
-  child.x = xa + ua + tau - ub;
-  child.v = va + wa.cross(ua) + tau_v - (child_rigid ? wb.cross(ub) : Eigen::Vector3d::Zero());
+  child.x = xa + arm + tau - ub;
+  child.v =
+      va + wa.cross(arm) + slide_v + tau_v - (child_rigid ? wb.cross(ub) : Eigen::Vector3d::Zero());
 
   // (9): translation rows.
-  Eigen::Vector3d ct = wa.cross(wa.cross(ua)) + tau_c;
+  Eigen::Vector3d ct = wa.cross(wa.cross(arm)) + 2.0 * wa.cross(slide_v) + tau_c;
   if (child_rigid) {
     ct += ub.cross(wc) - wb.cross(wb.cross(ub));  // -w_b' x u_b, velocity terms
     // -w_b' x u_b = [u_b]x w_b': the rotation coordinates' columns.
@@ -162,8 +197,8 @@ double SpatialJointKinematics(const SpatialJoint& g, const SpatialFrame* parent,
   if (da > 0) {
     A.block<3, 3>(0, 0).setIdentity();
     if (da == 6) {
-      // w_a' x u_a = -[u_a]x w_a'; the child's w_b' carries w_a' when it turns with it.
-      A.block<3, 3>(0, 3) = -Skew(ua);
+      // w_a' x arm = -[arm]x w_a'; the child's w_b' carries w_a' when it turns with it.
+      A.block<3, 3>(0, 3) = -Skew(arm);
       if (child_rigid) {
         A.block<3, 3>(0, 3) += Skew(ub);
         A.block<3, 3>(3, 3).setIdentity();
@@ -187,6 +222,14 @@ void SpatialJointCoordinates(const SpatialJoint& g, const SpatialFrame* parent, 
     for (int i = 0; i < 3; ++i) {
       q[i] = r(i);
       qv[i] = rv(i);
+    }
+  } else if (g.translation == SpatialJoint::Translation::kParentAxes) {
+    // r = sum_j w_j t_j (a stated pose off the joint: its projection), r' = w_a x r +
+    // sum_j w_j t_j' with orthonormal w_j.
+    for (int j = 0; j < g.num_axes; ++j) {
+      const Eigen::Vector3d w = Ra * g.axes.col(j);
+      q[j] = w.dot(r);
+      qv[j] = w.dot(rv - wa.cross(r));
     }
   } else if (g.translation == SpatialJoint::Translation::kDistance) {
     const Eigen::Vector3d e = g.link_chart.transpose() * r / g.length;
@@ -212,6 +255,11 @@ void SpatialJointCoordinates(const SpatialJoint& g, const SpatialFrame* parent, 
     axes << base.col(2), after_z.col(0), (after_z * RotX(f[1])).col(2);
     const Eigen::Vector3d rates = axes.partialPivLu().solve(wb - wa);
     for (int k = 0; k < 3; ++k) fd[k] = rates(k);
+  } else if (g.rotation == SpatialJoint::Rotation::kAxis) {
+    const Eigen::Matrix3d m =
+        g.euler_chart.transpose() * Relative(parent, parent_rigid, child) * g.post.transpose();
+    q[nt] = Unwrap(std::atan2(m(1, 0), m(0, 0)), q[nt]);  // m = Rz(phi) on the joint
+    qv[nt] = (Ra * g.euler_chart.col(2)).dot(wb - wa);
   }
 }
 
@@ -240,6 +288,15 @@ void ChooseSpatialCharts(SpatialJoint& g, const SpatialFrame* parent, bool paren
     g.link_chart.col(0) = e;
     g.link_chart.col(1) = n.cross(e);
     g.link_chart.col(2) = n;
+  }
+  if (g.rotation == SpatialJoint::Rotation::kAxis) {
+    // C e_z = axis_a, D = C^T R_rel: R_b = R_a C Rz(phi) D turns the stated relative pose
+    // about the parent's axis by phi.
+    g.euler_chart =
+        Eigen::Quaterniond::FromTwoVectors(Eigen::Vector3d::UnitZ(), g.axis_a).toRotationMatrix();
+    g.post = g.euler_chart.transpose() * Relative(parent, parent_rigid, child);
+  } else if (g.rotation == SpatialJoint::Rotation::kLocked) {
+    g.euler_chart = Relative(parent, parent_rigid, child);
   }
   if (g.rotation == SpatialJoint::Rotation::kEuler) {
     // The precession-nutation-spin angles about the parent's z axis (a top's natural

@@ -11,8 +11,13 @@
 //                             (a body no joint connects)
 //                kDistance    2 angles (alpha, beta) of the link direction
 //                             e = G (cos a cos b, sin a cos b, -sin b), length L
+//                kParentAxes  1 or 2 slides along unit axes fixed in the parent (prismatic
+//                             and cylindrical: axis_a; planar: two axes normal to axis_a)
 //   rotation     kEuler       R_b = R_a C Rz(f0) Rx(f1) Rz(f2)  (spherical joints, free and
 //                             distance-jointed rigid bodies)
+//                kAxis        R_b = R_a C Rz(phi) D, C e_z = axis_a, phi = 0 at the stated
+//                             pose (revolute, cylindrical, planar)
+//                kLocked      R_b = R_a C, C the stated relative rotation (prismatic)
 //                kNone        a point-mass child
 // Both angle sets are charts with singular sets (beta = +-pi/2, sin f1 = 0), where J_i of
 // (9) loses rank. The charts G and C are chosen when the model is built so that the stated
@@ -39,15 +44,19 @@ struct SpatialFrame {
 
 /// The spatial geometry of the joint to a body's predecessor.
 struct SpatialJoint {
-  enum class Translation { kNone, kWorld, kDistance };
-  enum class Rotation { kNone, kEuler };
+  enum class Translation { kNone, kWorld, kDistance, kParentAxes };
+  enum class Rotation { kNone, kEuler, kAxis, kLocked };
   Translation translation = Translation::kNone;
   Rotation rotation = Rotation::kNone;
   Eigen::Vector3d s_a = Eigen::Vector3d::Zero();  // joint point: parent frame (point mass,
   Eigen::Vector3d s_b = Eigen::Vector3d::Zero();  // ground: a global offset)
   double length = 0.0;                            // kDistance
   Eigen::Matrix3d link_chart = Eigen::Matrix3d::Identity();   // G of kDistance
-  Eigen::Matrix3d euler_chart = Eigen::Matrix3d::Identity();  // C of kEuler
+  Eigen::Matrix3d euler_chart = Eigen::Matrix3d::Identity();  // C of kEuler, kAxis, kLocked
+  Eigen::Matrix3d post = Eigen::Matrix3d::Identity();         // D of kAxis
+  Eigen::Matrix<double, 3, 2> axes = Eigen::Matrix<double, 3, 2>::Zero();  // kParentAxes
+  int num_axes = 0;
+  Eigen::Vector3d axis_a = Eigen::Vector3d::UnitZ();  // kAxis: in the parent's frame
   int translation_count() const;
   int rotation_count() const;
 };
@@ -68,7 +77,8 @@ void SpatialJointCoordinates(const SpatialJoint& g, const SpatialFrame* parent, 
 /// Charts for the stated relative pose and twist: G puts the stated link direction at
 /// alpha = beta = 0 with the poles normal to the plane it starts moving in (from rest: the
 /// plane of the link and `gravity`); C keeps the nutation f1 within [30, 150] degrees (the
-/// parent's z axis when the stated pose allows it, else a chart centred on the stated pose).
+/// parent's z axis when the stated pose allows it, else a chart centred on the stated pose);
+/// kAxis and kLocked get the C and D that put the stated pose at phi = 0.
 void ChooseSpatialCharts(SpatialJoint& g, const SpatialFrame* parent, bool parent_rigid,
                          const SpatialFrame& child, const Eigen::Vector3d& gravity);
 
