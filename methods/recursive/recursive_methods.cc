@@ -163,8 +163,12 @@ class ZeroMassEquations final : public TreeEquations {
 };
 
 std::string FailureOf(const TreeEquations& equations) {
-  return equations.chart_failure().empty() ? "singular projected mass matrix"
-                                           : equations.chart_failure();
+  // Bodies without mass or inertia make J^T Mbar J (and M(q)) singular unless massive
+  // successors carry their joints: the rank-deficient formalism treats them.
+  return equations.chart_failure().empty()
+             ? "singular projected mass matrix (a body without mass or inertia? "
+               "recursive-zero-mass treats such trees, paper 004 s3)"
+             : equations.chart_failure();
 }
 
 // IDA user data: y = (q, v), residual (q' - v, R(t, q, v, v')).
@@ -343,13 +347,14 @@ RunOutcome RunRk4(const Problem& problem, const RunSettings& settings, StepObser
 
 enum class Kind { kRecursive, kZeroMass, kDense };
 
-// A planar tree whose problem is in body coordinates (a hand-written catalogue entry with a
-// ModelStructure: planar_pendulum, physical_pendulum, double_pendulum): why the joint-tree
-// formulation of its model cannot be built, empty if it can.
+// A tree whose problem is in body coordinates (a hand-written catalogue entry with a
+// ModelStructure: planar_pendulum, physical_pendulum, double_pendulum, stiff_pendulum,
+// spatial_pendulum, spin_top; a model-layer problem in another formulation): why the
+// joint-tree formulation of its model cannot be built, empty if it can.
 std::string TreeOfBodiesUnsupported(const Problem& problem) {
   if (!problem.structure || problem.structure->bodies.empty())
     return "needs a problem built with formulation=joint-tree (paper 004's tree coordinates) "
-           "or a planar tree in body coordinates";
+           "or a tree in body coordinates (a problem with a model structure)";
   const std::string blocks = BodyCoordinatesUnsupported(*problem.structure, problem.n());
   if (!blocks.empty()) return blocks;
   try {
