@@ -347,6 +347,12 @@ RunOutcome RunRk4(const Problem& problem, const RunSettings& settings, StepObser
 
 enum class Kind { kRecursive, kZeroMass, kDense };
 
+// The recursion (17), (24), (25) is written for trees: the joint-tree formulation's
+// loop-closure constraints are for the general methods.
+const std::string kLoopsRefused =
+    "a closed loop (paper 004's recursion is written for trees; the general methods run "
+    "formulation=joint-tree with its loop-closure constraints): cut joint '";
+
 // A tree whose problem is in body coordinates (a hand-written catalogue entry with a
 // ModelStructure: planar_pendulum, physical_pendulum, double_pendulum, stiff_pendulum,
 // spatial_pendulum, spin_top; a model-layer problem in another formulation): why the
@@ -364,6 +370,9 @@ std::string TreeOfBodiesUnsupported(const Problem& problem) {
                "needs a tree the joint-tree formulation writes (paper 004's joint coordinates): ") +
            e.what();
   }
+  const KinematicTree tree = BuildKinematicTree(problem.structure->model);
+  if (!tree.cut_joints.empty())
+    return kLoopsRefused + problem.structure->model.joints[tree.cut_joints[0]].name + "')";
   return {};
 }
 
@@ -435,7 +444,12 @@ class TreeMethod final : public Method {
   }
 
   std::string CheckApplicable(const Problem& problem) const override {
-    if (TreeOf(problem)) return {};
+    if (TreeOf(problem))
+      return problem.m() > 0
+                 ? kLoopsRefused +
+                       problem.structure->model.joints[problem.structure->tree.cut_joints[0]].name +
+                       "')"
+                 : std::string();
     return TreeOfBodiesUnsupported(problem);
   }
 

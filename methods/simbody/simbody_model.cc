@@ -490,7 +490,7 @@ std::unique_ptr<SimbodyModel> BuildSimbodyModel(const Problem& problem, std::str
     SimTK::State state = model->system.getDefaultState();
     model->set_initial(state);
     model->system.realize(state, SimTK::Stage::Velocity);
-    Vector q(problem.n()), v(problem.n());
+    Vector q = problem.q0, v(problem.n());  // q0: the continuity hint of wrapped angles
     model->to_problem(state, q, v);
     const double dq = (q - problem.q0).lpNorm<Eigen::Infinity>();
     const double dv = (v - problem.v0).lpNorm<Eigen::Infinity>();

@@ -57,7 +57,7 @@ ProblemEntry CylindricalPairEntry() {
   return {"cylindrical_pair",
           "cylindrical pair in free flight, Euler parameters",
           "002 s5.2",
-          {FormulationParameter(3, true)},
+          {FormulationParameter(3)},
           Build};
 }
 

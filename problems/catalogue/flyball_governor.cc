@@ -169,7 +169,7 @@ ProblemEntry FlyballGovernorEntry() {
            {"c", "4e4", "spring damping, N s/m (>= 0)", {}},
            {"omega0", "6.283185307179586", "initial spin of every body about +z, rad/s", {}},
            {"g", "9.81", "gravity along -z, m/s^2 (>= 0)", {}},
-           FormulationParameter(3, true)},
+           FormulationParameter(3)},
           Build};
 }
 

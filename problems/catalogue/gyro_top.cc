@@ -90,7 +90,7 @@ ProblemEntry GyroTopEntry() {
           {{"theta", "1.0471975511965976", "nutation angle, rad (eq 164: pi/3)", {}},
            {"omega_p", "10", "precession rate, rad/s (eq 164)", {}},
            {"omega_s", "", "spin rate, rad/s (unset: the steady value of eq 165)", {}},
-           FormulationParameter(3, true)},
+           FormulationParameter(3)},
           Build};
 }
 

@@ -76,13 +76,10 @@ inline OutputDescription AngleAbout(const std::string& name, const std::string& 
 }
 
 /// The `formulation` choice parameter of a model-layer catalogue entry whose model has
-/// `dimension`: every registered formulation accepting it, the default as without one.
-/// `tree_model`: the model's joints form a tree it can also be built on, so the
-/// formulations written for trees only ("joint-tree") are offered too.
-inline ParameterSpec FormulationParameter(int dimension, bool tree_model = false) {
-  std::vector<std::string> choices;
-  for (const auto& name : FormulationsFor(dimension))
-    if (tree_model || name != "joint-tree") choices.push_back(name);
+/// `dimension`: every registered formulation accepting it, the default as without one
+/// (joint-tree too: a loop's cut joints become its closure constraints).
+inline ParameterSpec FormulationParameter(int dimension) {
+  const std::vector<std::string> choices = FormulationsFor(dimension);
   return {"formulation", DefaultFormulation(dimension),
           "coordinate set the model is compiled in (problems/model/formulation_registry.h)",
           choices};

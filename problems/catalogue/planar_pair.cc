@@ -60,7 +60,7 @@ ProblemEntry PlanarPairEntry() {
   return {"planar_pair",
           "planar pair in free flight, Euler parameters",
           "002 s5.3",
-          {FormulationParameter(3, true)},
+          {FormulationParameter(3)},
           Build};
 }
 

@@ -43,7 +43,7 @@ ProblemEntry SimplePendulumIftommEntry() {
           {{"mass", "1", "kg", {}},
            {"length", "1", "m", {}},
            {"g", "9.81", "gravity along -y", {}},
-           FormulationParameter(2, true)},
+           FormulationParameter(2)},
           Build};
 }
 

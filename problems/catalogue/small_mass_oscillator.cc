@@ -102,7 +102,7 @@ ProblemEntry SmallMassOscillatorEntry() {
            {"c2", "1", "spring between the masses, N/m", {}},
            {"d1", "1e-5", "damper to the reference, N s/m", {}},
            {"d2", "1e-5", "damper between the masses, N s/m", {}},
-           FormulationParameter(2, true)},
+           FormulationParameter(2)},
           Build};
 }
 

@@ -240,7 +240,7 @@ ProblemEntry SpinTopEntry() {
             "the paper's Euler-parameter equations (61)-(62), or the model layer's one body on "
             "a distance joint (any formulation, e.g. directors)",
             {"equations", "model"}},
-           FormulationParameter(3, true)},
+           FormulationParameter(3)},
           Build};
 }
 

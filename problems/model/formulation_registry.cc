@@ -56,11 +56,11 @@ std::vector<FormulationEntry> MakeRegistry() {
       {"joint-tree",
        {2, 3},
        "joint coordinates on a kinematic tree, absolute coordinates per body (paper 004 "
-       "s3.1); zero and rank-deficient body masses allowed; trees only (in space: Euler-angle "
-       "and link-angle charts for spherical and distance joints and free bodies)",
+       "s3.1); zero and rank-deficient body masses allowed; loops closed by constraints on "
+       "their cut joints (in space: Euler-angle and link-angle charts for spherical and "
+       "distance joints and free bodies)",
        {BodyKind::kRigid, BodyKind::kPointMass},
-       {JointKind::kRevolute, JointKind::kPrismatic, JointKind::kDistance, JointKind::kPlanar,
-        JointKind::kSpherical, JointKind::kCylindrical},
+       kAllJoints,
        ValidateJointTreeModel,
        FormulateJointTree},
       {"planar",

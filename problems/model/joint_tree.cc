@@ -188,21 +188,22 @@ TreeWorkspace& Ws(DaeWorkspace& ws) { return TreeWorkspace::Of(ws); }
 JointTreeDae::JointTreeDae(std::vector<TreeBody> bodies, std::vector<TreeForce> forces,
                            std::vector<BodyMatrix> mass_blocks,
                            std::shared_ptr<const MechanicalDae> planar, double mass_scale,
-                           int dimension, std::vector<Eigen::Matrix3d> inertia)
+                           int dimension, std::vector<Eigen::Matrix3d> inertia, TreeClosure closure)
     : MechanicalDae(
           [&] {
             int n = 0;
             for (const auto& b : bodies) n += b.n;
             return n;
           }(),
-          0),
+          static_cast<int>(closure.rows.size())),
       bodies_(std::move(bodies)),
       forces_(std::move(forces)),
       mass_blocks_(std::move(mass_blocks)),
       planar_(std::move(planar)),
       mass_scale_(mass_scale),
       dimension_(dimension),
-      inertia_(std::move(inertia)) {
+      inertia_(std::move(inertia)),
+      closure_(std::move(closure)) {
   for (const TreeBody& b : bodies_) num_velocities_ += b.d;
 }
 
@@ -244,6 +245,20 @@ std::unique_ptr<DaeWorkspace> JointTreeDae::MakeWorkspace() const {
   ws->col_plus.setZero(n);
   ws->col_minus.setZero(n);
   ws->zero_v.setZero(n);
+  if (closure_.dae) {
+    const int m_all = closure_.dae->num_constraints();
+    ws->closure = closure_.dae->MakeWorkspace();
+    ws->phi_all.setZero(m_all);
+    ws->gamma_all.setZero(m_all);
+    ws->lambda_all.setZero(m_all);
+    ws->p_acc.setZero(np);
+    ws->unit.setZero(n);
+    ws->phi_q_all.setZero(m_all, np);
+    ws->coordinate_jacobian.setZero(np, n);
+    ws->twist_jacobian.setZero(num_absolute_velocities(), n);
+    ws->phi_q_plus.setZero(num_constraints(), n);
+    ws->phi_q_minus.setZero(num_constraints(), n);
+  }
   return ws;
 }
 
@@ -618,6 +633,34 @@ void ValidateSpatialJoint(const std::string& w, const JointDescription& j,
     throw InputError(w + what + ": axis_a must be nonzero");
 }
 
+// Every tree joint written from its predecessor (body_a) to its successor (body_b): a joint
+// stated the other way round has its ends swapped (points and axes; a planar prismatic's
+// axis, given in body_a's frame only, turned into the other body's frame at the stated
+// pose). Cut joints stay as stated: the body formulation writes them.
+ModelDescription OrientTreeJoints(const ModelDescription& model, const KinematicTree& tree) {
+  ModelDescription out = model;
+  for (size_t i = 0; i < model.bodies.size(); ++i) {
+    const int ji = tree.parent_joint[i];
+    if (ji < 0 || out.joints[ji].body_b == model.bodies[i].name) continue;
+    JointDescription& j = out.joints[ji];
+    Eigen::Vector3d axis_in_b = j.axis_b;
+    if (model.dimension == 2) {
+      auto angle = [&](const std::string& name) {
+        for (const BodyDescription& b : model.bodies)
+          if (b.name == name) return b.kind == BodyKind::kRigid ? b.angle : 0.0;
+        return 0.0;  // the ground
+      };
+      axis_in_b =
+          Eigen::AngleAxisd(angle(j.body_a) - angle(j.body_b), Eigen::Vector3d::UnitZ()) * j.axis_a;
+    }
+    std::swap(j.body_a, j.body_b);
+    std::swap(j.point_a, j.point_b);
+    j.axis_b = j.axis_a;
+    j.axis_a = axis_in_b;
+  }
+  return out;
+}
+
 // The spatial joint of a body (joint_tree_spatial.h); null: no joint connects it.
 SpatialJoint SpatialJointOf(const JointDescription* j, bool rigid) {
   SpatialJoint g;
@@ -679,8 +722,9 @@ TreeJointKind TreeKind(JointKind kind) {
 
 }  // namespace
 
-void ValidateJointTreeModel(const ModelDescription& model) {
-  const std::string w = model.Where();
+void ValidateJointTreeModel(const ModelDescription& stated) {
+  const std::string w = stated.Where();
+  const ModelDescription model = OrientTreeJoints(stated, BuildKinematicTree(stated));
   if (model.dimension != 2 && model.dimension != 3)
     throw InputError(w + ": formulation 'joint-tree' needs dimension 2 or 3");
   const bool spatial = model.dimension == 3;
@@ -696,29 +740,42 @@ void ValidateJointTreeModel(const ModelDescription& model) {
         throw InputError(w + ": force '" + f.name +
                          "' (torsional spring) is planar: refused in a spatial joint tree");
   const KinematicTree tree = BuildKinematicTree(model);
-  if (!tree.cut_joints.empty())
-    throw InputError(w + ": joint '" + model.joints[tree.cut_joints[0]].name +
-                     "' closes a loop: formulation 'joint-tree' needs a tree");
+  if (!tree.cut_joints.empty()) {
+    // Loop-closure constraints: the cut joints as the body formulation writes them.
+    ModelDescription cut = model;
+    cut.joints.clear();
+    for (int ji : tree.cut_joints) cut.joints.push_back(model.joints[ji]);
+    if (spatial)
+      ValidateEulerParameterModel(cut);
+    else
+      ValidatePlanarModel(cut);
+  }
   for (size_t i = 0; i < model.bodies.size(); ++i) {
     const BodyDescription& body = model.bodies[i];
     const int ji = tree.parent_joint[i];
     if (ji >= 0) {
       const JointDescription& j = model.joints[ji];
-      if (j.body_b != body.name)
-        throw InputError(w + ": joint '" + j.name + "': body_b must be the successor '" +
-                         body.name + "' in the kinematic tree (body_a its predecessor)");
       const bool rigid = body.kind == BodyKind::kRigid;
-      if (spatial) ValidateSpatialJoint(w, j, body);
-      if (!spatial && j.kind == JointKind::kRevolute && !rigid)
-        throw InputError(w + ": joint '" + j.name + "' (revolute): the successor '" + body.name +
-                         "' must be a rigid body (a point mass has no angle)");
-      if (!spatial && j.kind == JointKind::kDistance && rigid)
-        throw InputError(w + ": joint '" + j.name + "' (distance): the successor '" + body.name +
-                         "' must be a point mass");
-      if (j.kind == JointKind::kDistance && !(j.length > 0.0))
-        throw InputError(w + ": joint '" + j.name + "' (distance): length must be > 0");
-      if (!spatial && j.kind == JointKind::kPrismatic && !(j.axis_a.head<2>().norm() > 0.0))
-        throw InputError(w + ": joint '" + j.name + "' (prismatic): axis_a must be nonzero");
+      if (spatial) {
+        ValidateSpatialJoint(w, j, body);
+      } else {
+        if (j.kind != JointKind::kRevolute && j.kind != JointKind::kPrismatic &&
+            j.kind != JointKind::kDistance && j.kind != JointKind::kPlanar)
+          throw InputError(w + ": joint '" + j.name + "' (" + JointKindName(j.kind) +
+                           "): formulation 'joint-tree' writes planar trees with revolute, "
+                           "prismatic, distance and planar joints only (any kind may close a "
+                           "loop)");
+        if (j.kind == JointKind::kRevolute && !rigid)
+          throw InputError(w + ": joint '" + j.name + "' (revolute): the successor '" + body.name +
+                           "' must be a rigid body (a point mass has no angle)");
+        if (j.kind == JointKind::kDistance && rigid)
+          throw InputError(w + ": joint '" + j.name + "' (distance): the successor '" + body.name +
+                           "' must be a point mass");
+        if (j.kind == JointKind::kDistance && !(j.length > 0.0))
+          throw InputError(w + ": joint '" + j.name + "' (distance): length must be > 0");
+        if (j.kind == JointKind::kPrismatic && !(j.axis_a.head<2>().norm() > 0.0))
+          throw InputError(w + ": joint '" + j.name + "' (prismatic): axis_a must be nonzero");
+      }
     }
     // Assumption (23): rank M_i < d => pi_i = 0 or rank M_{pi_i} = d.
     const int parent = tree.parent[i];
@@ -730,7 +787,64 @@ void ValidateJointTreeModel(const ModelDescription& model) {
   }
 }
 
-FormulatedModel FormulateJointTree(const ModelDescription& model) {
+namespace {
+
+// The model's held pose and twist components (BodyDescription::hold) as rows on the joint
+// coordinates: the body formulation's rows times T = dp/dq at the stated pose (exact for
+// velocities, the linearisation for positions, which a consistent stated pose never moves).
+void HeldRows(const ModelDescription& model, const JointTreeDae& dae, const Vector& q,
+              FormulatedModel& out) {
+  ModelDescription bodies = model;
+  bodies.joints.clear();
+  bodies.drivers.clear();
+  const FormulatedModel held =
+      model.dimension == 3 ? FormulateSpatialEuler(bodies) : FormulatePlanar(bodies);
+  const int n = dae.num_coordinates(), np = dae.num_absolute();
+  Matrix coordinate_jacobian(np, n);
+  Vector unit(n), p(np), pv(np);
+  for (int k = 0; k < n; ++k) {
+    unit.setZero();
+    unit(k) = 1.0;
+    dae.CalcAbsolute(q, unit, p, pv);
+    coordinate_jacobian.col(k) = pv;
+  }
+  out.hold_q = held.hold_q * coordinate_jacobian;
+  out.hold_v = held.hold_v * coordinate_jacobian;
+  out.hold_names_q = held.hold_names_q;
+  out.hold_names_v = held.hold_names_v;
+}
+
+// The cut joints' equations (joint_tree_closure.cc): the body formulation of the same
+// bodies with those joints only, its joint rows (the Euler-parameter normalisations hold by
+// construction in the tree), their owners renumbered and named as in `model`.
+TreeClosure LoopClosure(const ModelDescription& model, const ModelDescription& free_bodies,
+                        const KinematicTree& tree, std::vector<ConstraintRows>& rows,
+                        std::vector<std::string>& names) {
+  TreeClosure closure;
+  if (tree.cut_joints.empty()) return closure;
+  ModelDescription cut = free_bodies;
+  for (int ji : tree.cut_joints) cut.joints.push_back(model.joints[ji]);
+  const FormulatedModel body_form =
+      model.dimension == 3 ? FormulateSpatialEuler(cut) : FormulatePlanar(cut);
+  closure.dae = body_form.dae;
+  for (const ConstraintRows& r : body_form.rows) {
+    if (r.owner != ConstraintRows::Owner::kJoint) continue;
+    ConstraintRows kept = r;
+    kept.index = tree.cut_joints[r.index];
+    kept.first_row = static_cast<int>(closure.rows.size());
+    for (int k = 0; k < r.num_rows; ++k) {
+      closure.rows.push_back(r.first_row + k);
+      names.push_back(body_form.constraint_names[r.first_row + k]);
+    }
+    rows.push_back(kept);
+  }
+  return closure;
+}
+
+}  // namespace
+
+FormulatedModel FormulateJointTree(const ModelDescription& stated) {
+  const ModelDescription model = OrientTreeJoints(stated, BuildKinematicTree(stated));
   // The same bodies and force elements without joints and drivers: M_i, f_i and outputs
   // in absolute coordinates p.
   ModelDescription free_bodies = model;
@@ -747,6 +861,9 @@ FormulatedModel FormulateJointTree(const ModelDescription& model) {
   planar_blocks->bodies = planar.body_coordinates;
 
   const KinematicTree tree = BuildKinematicTree(model);
+  std::vector<ConstraintRows> closure_rows;
+  std::vector<std::string> closure_names;
+  const TreeClosure closure = LoopClosure(model, free_bodies, tree, closure_rows, closure_names);
   std::vector<int> position(model.bodies.size());  // model index -> tree index
   for (size_t k = 0; k < tree.topological_order.size(); ++k)
     position[tree.topological_order[k]] = static_cast<int>(k);
@@ -762,7 +879,9 @@ FormulatedModel FormulateJointTree(const ModelDescription& model) {
     b.rigid = desc.kind == BodyKind::kRigid;
     b.d = spatial ? (b.rigid ? 6 : 3) : planar.body_coordinates[mi].size;
     b.p_offset = planar.body_coordinates[mi].offset;
-    b.w_offset = w_offset;
+    // Planar: the velocity level is the planar layout itself (the force elements write
+    // there); spatial: blocks of d in tree order.
+    b.w_offset = spatial ? w_offset : b.p_offset;
     w_offset += b.d;
     b.s_a.setZero();
     b.s_b.setZero();
@@ -845,16 +964,22 @@ FormulatedModel FormulateJointTree(const ModelDescription& model) {
     inertia.push_back(tb.rigid ? b.inertia : Eigen::Matrix3d::Zero());
   }
   auto dae = std::make_shared<JointTreeDae>(bodies, forces, mass_blocks, planar.dae, mass_scale,
-                                            model.dimension, inertia);
+                                            model.dimension, inertia, closure);
   FormulatedModel out;
-  out.model = model;
+  out.model = stated;
   out.dae = dae;
   out.q_guess = q;
   out.v_guess = v;
   out.hold_q.resize(0, q_offset);
   out.hold_v.resize(0, q_offset);
+  // Holds matter only to the assembly of loop-closure constraints (a tree needs none).
+  bool holds = false;
+  for (const BodyDescription& b : model.bodies) holds = holds || !b.hold.empty();
+  if (dae->num_constraints() > 0 && holds) HeldRows(model, *dae, q, out);
   out.stated_q = Vector::Zero(q_offset);
   out.stated_v = Vector::Zero(q_offset);
+  out.rows = closure_rows;
+  out.constraint_names = closure_names;
   // References and peers hand back body motions: absolute coordinates through the planar
   // blocks of the same bodies (spatial: the frames), then the inverse of (7), (8).
   out.coordinates_from_bodies = [dae, planar_blocks](const std::vector<BodyMotion>& motion,

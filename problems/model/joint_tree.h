@@ -30,12 +30,16 @@
 // prismatic (1 slide along axis_a), cylindrical (slide and angle), planar (2 slides normal
 // to axis_a and the angle about it), a body no joint connects (3 offsets, and 3 Euler
 // angles if rigid).
-// Loops (cut joints) and drivers are refused: the recursive formalism is written for
-// trees without constraints.
+// Drivers are refused. A joint that closes a loop (a cut joint of the kinematic tree)
+// becomes loop-closure constraints Phi(q) = Phi_cut(p(q)): the body formulation's equations
+// of that joint at the absolute coordinates (joint_tree_closure.cc; the route Simbody
+// takes). The recursive formalism is written for trees without constraints and refuses
+// them; the general methods run them.
 //
-// As a MechanicalDae (for the general methods) the problem is the ODE M(q) q'' = Q(q, q'),
-// m = 0, with M(q) = sum_i Jp_i^T M_i Jp_i (Jp_i = dp_i/dq) and Q the projected forces;
-// both are evaluated by O(N) passes over the tree (inverse dynamics), M column by column.
+// As a MechanicalDae (for the general methods) the problem is M(q) q'' = Q(q, q') (an ODE,
+// m = 0, for a tree; with Phi_q^T lambda and the closure constraints otherwise), with
+// M(q) = sum_i Jp_i^T M_i Jp_i (Jp_i = dp_i/dq) and Q the projected forces; both are
+// evaluated by O(N) passes over the tree (inverse dynamics), M column by column.
 #pragma once
 
 #include <string>
@@ -95,6 +99,14 @@ struct TreeState {
 
 struct TreeWorkspace;
 
+/// Loop-closure constraints of a joint tree: the body formulation (planar or Euler
+/// parameters) of the same bodies with only the cut joints, and which of its rows are the
+/// cut joints' (its Euler-parameter normalisations hold by construction here).
+struct TreeClosure {
+  std::shared_ptr<const MechanicalDae> dae;
+  std::vector<int> rows;
+};
+
 class JointTreeDae final : public MechanicalDae {
  public:
   /// `bodies` in an order where every predecessor comes first; `planar` holds the same
@@ -103,7 +115,8 @@ class JointTreeDae final : public MechanicalDae {
   /// inertia of every spatial rigid body (planar: empty).
   JointTreeDae(std::vector<TreeBody> bodies, std::vector<TreeForce> forces,
                std::vector<BodyMatrix> mass_blocks, std::shared_ptr<const MechanicalDae> planar,
-               double mass_scale, int dimension = 2, std::vector<Eigen::Matrix3d> inertia = {});
+               double mass_scale, int dimension = 2, std::vector<Eigen::Matrix3d> inertia = {},
+               TreeClosure closure = {});
 
   /// The body-coordinate formulation of the same bodies and forces (q = p; planar or
   /// Euler parameters): the cross-check of the forces, energy and momenta computed here in
@@ -144,20 +157,19 @@ class JointTreeDae final : public MechanicalDae {
   void CalcBodyMotions(ConstVectorRef q, ConstVectorRef v, Vector& p, Vector& pv,
                        std::vector<BodyMotion>& bodies) const;
 
-  // MechanicalDae (m = 0).
+  // MechanicalDae (m = 0 for a tree; the closure constraints: joint_tree_closure.cc).
   std::unique_ptr<DaeWorkspace> MakeWorkspace() const override;
-  void CalcPhi(DaeWorkspace&, double, ConstVectorRef, VectorRef) const override {}
-  void CalcPhiQ(DaeWorkspace&, double, ConstVectorRef, MatrixRef) const override {}
-  void CalcPhiT(DaeWorkspace&, double, ConstVectorRef, VectorRef) const override {}
-  void CalcVelocityResidual(DaeWorkspace&, double, ConstVectorRef, ConstVectorRef,
-                            VectorRef) const override {}
-  void CalcGamma(DaeWorkspace&, double, ConstVectorRef, ConstVectorRef, VectorRef) const override {}
-  void CalcPhiQDot(DaeWorkspace&, double, ConstVectorRef, ConstVectorRef,
-                   MatrixRef) const override {}
-  void CalcReactionStiffness(DaeWorkspace&, double, ConstVectorRef, ConstVectorRef,
-                             MatrixRef k) const override {
-    k.setZero();
-  }
+  void CalcPhi(DaeWorkspace& ws, double t, ConstVectorRef q, VectorRef phi) const override;
+  void CalcPhiQ(DaeWorkspace& ws, double t, ConstVectorRef q, MatrixRef phi_q) const override;
+  void CalcPhiT(DaeWorkspace& ws, double t, ConstVectorRef q, VectorRef phi_t) const override;
+  void CalcVelocityResidual(DaeWorkspace& ws, double t, ConstVectorRef q, ConstVectorRef v,
+                            VectorRef out) const override;
+  void CalcGamma(DaeWorkspace& ws, double t, ConstVectorRef q, ConstVectorRef v,
+                 VectorRef gamma) const override;
+  void CalcPhiQDot(DaeWorkspace& ws, double t, ConstVectorRef q, ConstVectorRef v,
+                   MatrixRef out) const override;
+  void CalcReactionStiffness(DaeWorkspace& ws, double t, ConstVectorRef q, ConstVectorRef lambda,
+                             MatrixRef k) const override;
   void CalcMassMatrix(DaeWorkspace& ws, ConstVectorRef q, MatrixRef mass) const override;
   void CalcForces(DaeWorkspace& ws, double t, ConstVectorRef q, ConstVectorRef v,
                   VectorRef forces) const override;
@@ -202,6 +214,11 @@ class JointTreeDae final : public MechanicalDae {
   int dimension_;
   std::vector<Eigen::Matrix3d> inertia_;  // spatial rigid bodies: body-frame inertia
   int num_velocities_ = 0;
+  TreeClosure closure_;
+  // Closure constraints (joint_tree_closure.cc).
+  void CalcCoordinateJacobian(TreeWorkspace& ws, ConstVectorRef q) const;
+  void AbsoluteAccelerationTerms(TreeWorkspace& ws, double t, ConstVectorRef q,
+                                 ConstVectorRef v) const;
 };
 
 /// The joint-tree formulation's rules: the joints form a tree with every

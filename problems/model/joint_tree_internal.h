@@ -23,6 +23,11 @@ struct TreeWorkspace final : DaeWorkspace {
   // Velocity-level (num_absolute_velocities): body forces and accelerations; formulation
   // layout (num_absolute): p, pv; joint coordinates: the rest.
   Vector body_forces, acc, forces_all, q_plus, q_minus, col_plus, col_minus, zero_v, p, pv;
+  // Closure constraints: the body formulation's workspace and values at p(q), the
+  // coordinate Jacobian T = dp/dq, Phi_q at shifted q (finite differences).
+  std::unique_ptr<DaeWorkspace> closure;
+  Vector phi_all, gamma_all, p_acc, unit, lambda_all;  // lambda_all: scratch of size m_all
+  Matrix phi_q_all, coordinate_jacobian, twist_jacobian, phi_q_plus, phi_q_minus;
   static TreeWorkspace& Of(DaeWorkspace& ws);
 };
 
