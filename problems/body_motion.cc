@@ -125,6 +125,10 @@ void CoordinatesFromBodies(const ModelStructure& s, const std::vector<BodyMotion
 void BodiesFromCoordinates(const ModelStructure& s, const Vector& q, const Vector& v,
                            std::vector<BodyMotion>& bodies) {
   bodies.resize(s.model.bodies.size());
+  if (s.bodies.empty() && s.bodies_from_coordinates) {
+    s.bodies_from_coordinates(q, v, bodies);
+    return;
+  }
   if (s.bodies.empty()) {
     for (size_t i = 0; i < bodies.size(); ++i)
       bodies[i] = StatedMotion(s.model.bodies[i], s.model.dimension);

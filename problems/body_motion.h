@@ -27,8 +27,9 @@ std::string BodyCoordinatesUnsupported(const ModelStructure& structure, int n);
 void CoordinatesFromBodies(const ModelStructure& structure, const std::vector<BodyMotion>& bodies,
                            Vector& q, Vector& v);
 
-/// Every body's motion at (q, v) through the blocks; without blocks, the model's stated pose
-/// and twist (which such a problem starts from, model_structure.h).
+/// Every body's motion at (q, v) through the blocks; without blocks, through
+/// ModelStructure::bodies_from_coordinates where the problem offers it (a joint tree), else
+/// the model's stated pose and twist (which such a problem starts from, model_structure.h).
 void BodiesFromCoordinates(const ModelStructure& structure, const Vector& q, const Vector& v,
                            std::vector<BodyMotion>& bodies);
 

@@ -75,6 +75,12 @@ struct ModelStructure {
   /// order give continuous coordinates.
   std::function<void(const std::vector<BodyMotion>& bodies, Vector& q, Vector& v)>
       coordinates_from_bodies;
+  /// Its inverse where the problem offers it (the joint tree's forward recursion): every
+  /// body's motion at (q, v), `bodies` sized to model.bodies. Without it
+  /// BodiesFromCoordinates returns the stated pose and twist, right only at (q0, v0) and
+  /// only when the assembly kept them.
+  std::function<void(const Vector& q, const Vector& v, std::vector<BodyMotion>& bodies)>
+      bodies_from_coordinates;
   /// For a planar problem whose q is not made of the bodies' blocks (relative angles): at q,
   /// the Jacobian (2 x n) of the global position of the body-frame point `point` of body
   /// `body` (index into model.bodies) and the gradient (n) of the body's global angle. Null

@@ -42,6 +42,9 @@ struct FormulatedModel {
   /// ModelStructure::coordinates_from_bodies.
   std::function<void(const std::vector<BodyMotion>& bodies, Vector& q, Vector& v)>
       coordinates_from_bodies;
+  /// Its inverse, where the coordinates offer one (ModelStructure::bodies_from_coordinates).
+  std::function<void(const Vector& q, const Vector& v, std::vector<BodyMotion>& bodies)>
+      bodies_from_coordinates;
   /// Output values in ModelDescription::outputs order.
   std::function<void(double t, const Vector& q, const Vector& v, Vector& out)> calc_outputs;
 };

@@ -994,6 +994,11 @@ FormulatedModel FormulateJointTree(const ModelDescription& stated) {
     CoordinatesFromBodies(*planar_blocks, motion, pp, ppv);
     JointCoordinatesFromAbsolute(dae->bodies(), pp, ppv, qq, vv);
   };
+  out.bodies_from_coordinates = [dae](const Vector& qq, const Vector& vv,
+                                      std::vector<BodyMotion>& motion) {
+    Vector pp(dae->num_absolute()), ppv(dae->num_absolute());
+    dae->CalcBodyMotions(qq, vv, pp, ppv, motion);
+  };
   auto planar_outputs = planar.calc_outputs;
   const int np = dae->num_absolute();
   out.calc_outputs = [dae, planar_outputs, np](double t, const Vector& qq, const Vector& vv,

@@ -16,6 +16,7 @@ std::shared_ptr<const ModelStructure> MakeStructure(const FormulatedModel& formu
   structure->bodies = formulated.body_coordinates;
   structure->rows = formulated.rows;
   structure->coordinates_from_bodies = formulated.coordinates_from_bodies;
+  structure->bodies_from_coordinates = formulated.bodies_from_coordinates;
   structure->tree = BuildKinematicTree(formulated.model);
   return structure;
 }

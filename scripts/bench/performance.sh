@@ -20,12 +20,17 @@ mkdir -p "$OUT"
 BIN="$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")"
 METHODS=(-m odeint-dopri5 -m odeint-rk4 -m tangent-newmark -m newmark-index3 -m ida -m simbody)
 
-fastest() {  # fastest PROBLEM CRITERIA...   (SAMPLES=interpolate: into $OUT/interpolate)
+fastest() {  # fastest PROBLEM CRITERIA...   (SAMPLES=interpolate: into $OUT/interpolate;
+             #  FORMULATION=joint-tree: the problem in that formulation, into $OUT/joint-tree)
   local problem=$1 dir="$OUT" extra=()
   shift
   if [ -n "${SAMPLES:-}" ]; then
     dir="$OUT/$SAMPLES"
     extra=(--set "samples=$SAMPLES")
+  fi
+  if [ -n "${FORMULATION:-}" ]; then
+    dir="$OUT/$FORMULATION"
+    extra+=(--param "formulation=$FORMULATION")
   fi
   mkdir -p "$dir"
   "$BIN" fastest -p "$problem" "$@" "${METHODS[@]}" "${extra[@]}" --repeats "$REPEATS" \
@@ -44,6 +49,14 @@ fastest double_four_bar --criterion energy_drift=0.1 --criterion output_error=1e
 fastest andrews_squeezer --criterion output_error=1e-8
 # slider_crank_3d: energy drift <= 1e-3 J and the outputs within 1e-3 of the reference.
 fastest slider_crank_3d --criterion energy_drift=1e-3 --criterion output_error=1e-3
+# The linkages in joint coordinates with loop-closure constraints on the cut joints
+# (formulation joint-tree, the route Simbody takes): mbbench's methods on the same
+# coordinates as the peer. Simbody's own runs do not depend on the formulation.
+FORMULATION=joint-tree fastest bricard --criterion energy_drift=1e-3 --criterion output_error=1e-3
+FORMULATION=joint-tree fastest double_four_bar --criterion energy_drift=0.1 \
+  --criterion output_error=1e-3
+FORMULATION=joint-tree fastest slider_crank_3d --criterion energy_drift=1e-3 \
+  --criterion output_error=1e-3
 
 # Goal 5: n_four_bar scaling, fixed h = 1e-3 over 0.02 s (20 steps; the per-step cost).
 : >"$OUT/scaling.tsv"

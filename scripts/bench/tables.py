@@ -61,6 +61,8 @@ for problem in ["bricard", "double_four_bar", "andrews_squeezer", "slider_crank_
     fastest_table(out, problem, "")
     # The same search with --set samples=interpolate (problems with a tabulated reference).
     fastest_table(os.path.join(out, "interpolate"), problem, " (samples=interpolate)")
+    # The linkages in joint coordinates with loop-closure constraints (formulation joint-tree).
+    fastest_table(os.path.join(out, "joint-tree"), problem, " (formulation=joint-tree)")
 
 scaling = os.path.join(out, "scaling.tsv")
 if os.path.exists(scaling):
