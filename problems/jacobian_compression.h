@@ -6,6 +6,7 @@
 // n_four_bar chain: 6 instead of 3 (2N + 1)).
 #pragma once
 
+#include <cstddef>
 #include <vector>
 
 namespace mbb {

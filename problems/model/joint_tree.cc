@@ -266,8 +266,27 @@ std::unique_ptr<DaeWorkspace> JointTreeDae::MakeWorkspace() const {
 // blocks of (9) on the way; then f(t, p, p') of the planar force elements.
 void JointTreeDae::CalcTreeState(DaeWorkspace& ws_base, double t, ConstVectorRef q,
                                  ConstVectorRef v, TreeState& s) const {
-  if (spatial()) return CalcSpatialTreeState(ws_base, t, q, v, s);
   TreeWorkspace& ws = Ws(ws_base);
+  // The workspace's own state is kept for (t, q, q'): a constrained method's right-hand
+  // side asks for Phi_q, gamma, M and Q at the same point, each of which needs it.
+  const bool own = &s == &ws.state;
+  if (own && ws.cache.Holds(t, q, v)) return;
+  if (own) ws.cache.Invalidate();
+  if (spatial()) {
+    CalcSpatialTreeState(ws_base, t, q, v, s);
+  } else {
+    CalcPlanarTreeState(ws, t, q, v, s);
+  }
+  if (own) ws.cache.Store(t, q, v);
+}
+
+void JointTreeDae::PositionState(TreeWorkspace& ws, ConstVectorRef q) const {
+  if (ws.cache.HoldsPositions(q)) return;  // H, J, M and the poses depend on q only
+  CalcTreeState(ws, 0.0, q, ws.zero_v, ws.state);
+}
+
+void JointTreeDae::CalcPlanarTreeState(TreeWorkspace& ws, double t, ConstVectorRef q,
+                                       ConstVectorRef v, TreeState& s) const {
   JointMotion& jm = ws.motion;
   for (int i = 0; i < num_bodies(); ++i) {
     const TreeBody& b = bodies_[i];
@@ -478,7 +497,7 @@ void JointTreeDae::Project(DaeWorkspace& ws_base, double, ConstVectorRef, ConstV
 
 void JointTreeDae::CalcMassMatrix(DaeWorkspace& ws_base, ConstVectorRef q, MatrixRef mass) const {
   TreeWorkspace& ws = Ws(ws_base);
-  CalcTreeState(ws, 0.0, q, ws.zero_v, ws.state);
+  PositionState(ws, q);  // Project without forces reads H, J, M only
   const int n = num_coordinates();
   for (int k = 0; k < n; ++k) {
     ws.q_plus.setZero();

@@ -194,6 +194,10 @@ class JointTreeDae final : public MechanicalDae {
   // Spatial models (joint_tree_spatial_dae.cc).
   void CalcFrames(ConstVectorRef q, ConstVectorRef v, std::vector<SpatialFrame>& frames,
                   TreeState* s) const;
+  void CalcPlanarTreeState(TreeWorkspace& ws, double t, ConstVectorRef q, ConstVectorRef v,
+                           TreeState& s) const;
+  // The workspace's state at q (its positional blocks), reusing the one held if it is at q.
+  void PositionState(TreeWorkspace& ws, ConstVectorRef q) const;
   void CalcSpatialTreeState(DaeWorkspace& ws, double t, ConstVectorRef q, ConstVectorRef v,
                             TreeState& s) const;
   void CalcSpatialForces(double t, const std::vector<SpatialFrame>& frames, Vector& f,

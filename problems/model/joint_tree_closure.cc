@@ -8,6 +8,7 @@
 // directional derivative). d(Phi_q)/dt and the
 // reaction stiffness d(Phi_q^T lambda)/dq are central differences of Phi_q (the general
 // implicit methods need them only in their Newton matrices).
+#include "problems/jacobian_compression.h"
 #include "problems/model/joint_tree.h"
 #include "problems/model/joint_tree_internal.h"
 
@@ -22,11 +23,8 @@ double FdStep(double x) { return 1e-6 * (1.0 + std::abs(x)); }
 // columns] of (8), then per rigid spatial body e' = 1/2 (0, w) e = G(e) w,
 // G = [-e_v^T; e0 I - [e_v]x] (the planar layout is the velocity level itself).
 void JointTreeDae::CalcCoordinateJacobian(TreeWorkspace& ws, ConstVectorRef q) const {
-  TreeState& s = ws.state;
-  if (spatial())
-    CalcFrames(q, ws.zero_v, s.frames, &s);
-  else
-    CalcTreeState(ws, 0.0, q, ws.zero_v, s);
+  PositionState(ws, q);
+  const TreeState& s = ws.state;
   Matrix& V = ws.twist_jacobian;
   for (int i = 0; i < num_bodies(); ++i) {
     const TreeBody& b = bodies_[i];
@@ -104,9 +102,25 @@ void JointTreeDae::CalcPhiQ(DaeWorkspace& ws_base, double t, ConstVectorRef q,
   if (!closure_.dae) return;
   TreeWorkspace& ws = TreeWorkspace::Of(ws_base);
   CalcCoordinateJacobian(ws, q);  // and p(q)
-  closure_.dae->CalcPhiQ(*ws.closure, t, ws.p, ws.phi_q_all);
-  for (int i = 0; i < num_constraints(); ++i)
-    phi_q.row(i).noalias() = ws.phi_q_all.row(closure_.rows[i]) * ws.coordinate_jacobian;
+  // Few joint coordinates (a linkage's handful against its bodies' 7 each): Phi_cut,p T
+  // column by column as directional derivatives (Phi_cut,p T_k + Phi_t, less Phi_t), one
+  // pass each; else the body formulation's compressed Jacobian times T.
+  const JacobianCompression* pattern = closure_.dae->constraint_jacobian_pattern();
+  if (pattern && num_coordinates() >= pattern->num_groups()) {
+    closure_.dae->CalcPhiQ(*ws.closure, t, ws.p, ws.phi_q_all);
+    for (int i = 0; i < num_constraints(); ++i)
+      phi_q.row(i).noalias() = ws.phi_q_all.row(closure_.rows[i]) * ws.coordinate_jacobian;
+    return;
+  }
+  closure_.dae->CalcPhiT(*ws.closure, t, ws.p, ws.lambda_all);
+  for (int k = 0; k < num_coordinates(); ++k) {
+    closure_.dae->CalcVelocityResidual(*ws.closure, t, ws.p, ws.coordinate_jacobian.col(k),
+                                       ws.phi_all);
+    for (int i = 0; i < num_constraints(); ++i) {
+      const int r = closure_.rows[i];
+      phi_q(i, k) = ws.phi_all(r) - ws.lambda_all(r);
+    }
+  }
 }
 
 void JointTreeDae::CalcPhiT(DaeWorkspace& ws_base, double t, ConstVectorRef q,

@@ -16,8 +16,31 @@ struct JointMotion {
   BodyMatrix A, B;
 };
 
+// Which (t, q, q') the workspace's TreeState holds. Exact comparison: a right-hand side
+// evaluates Phi_q, gamma, M and Q at the very same vectors.
+class TreeStateKey {
+ public:
+  bool Holds(double t, ConstVectorRef q, ConstVectorRef v) const {
+    return valid_ && t == t_ && q == q_ && v == v_;
+  }
+  bool HoldsPositions(ConstVectorRef q) const { return valid_ && q == q_; }
+  void Store(double t, ConstVectorRef q, ConstVectorRef v) {
+    t_ = t;
+    q_ = q;
+    v_ = v;
+    valid_ = true;
+  }
+  void Invalidate() { valid_ = false; }
+
+ private:
+  bool valid_ = false;
+  double t_ = 0.0;
+  Vector q_, v_;
+};
+
 struct TreeWorkspace final : DaeWorkspace {
   TreeState state;
+  TreeStateKey cache;  // what `state` holds
   JointMotion motion;
   std::vector<SpatialFrame> frames;
   // Velocity-level (num_absolute_velocities): body forces and accelerations; formulation
