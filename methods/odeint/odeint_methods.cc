@@ -1,7 +1,10 @@
 // Boost.Odeint baselines on the index-1 ODE form (first_order_ode.h):
 //   odeint-dopri5  Dormand-Prince 5(4) [Dormand, Prince 1980], adaptive with rtol/atol, or
 //                  fixed-step when `--set h=...` is given (the paper 000 ode45-style run);
-//   odeint-rk4     classical Runge-Kutta 4, fixed step h.
+//   odeint-rk4     classical Runge-Kutta 4, fixed step h;
+//   odeint-rkf78   Runge-Kutta-Fehlberg 7(8) [Fehlberg 1968, NASA TR R-287], 13 stages,
+//                  adaptive with rtol/atol: for tight tolerances on smooth problems (Andrews'
+//                  squeezer to 8 digits), where the higher order takes far fewer steps.
 // On a problem's minimal form (m = 0) this is the plain minimal-coordinate ODE.
 // Kept in one translation unit because odeint templates are slow to compile.
 #include <boost/numeric/odeint.hpp>
@@ -17,7 +20,7 @@ namespace {
 namespace odeint = boost::numeric::odeint;
 using State = std::vector<double>;
 
-enum class Scheme { kDopri5, kRk4 };
+enum class Scheme { kDopri5, kRk4, kRkf78 };
 
 class OdeintMethod final : public Method {
  public:
@@ -44,12 +47,18 @@ class OdeintMethod final : public Method {
       return {t, q, v, nullptr, nullptr};
     };
     loop.ReportStart(sample(settings.t0));
-    const bool fixed = scheme_ == Scheme::kRk4 || settings.h > 0.0;
+    const bool fixed = scheme_ == Scheme::kRk4 || (scheme_ == Scheme::kDopri5 && settings.h > 0.0);
     RunOutcome outcome;
     if (fixed)
       RunFixed(problem, settings, system, rhs_ok, ode, y, sample, loop, outcome.counters);
+    else if (scheme_ == Scheme::kRkf78)
+      RunAdaptive(odeint::make_controlled(settings.atol, settings.rtol,
+                                          odeint::runge_kutta_fehlberg78<State>()),
+                  settings, system, rhs_ok, ode, y, sample, loop, outcome.counters);
     else
-      RunAdaptive(settings, system, rhs_ok, ode, y, sample, loop, outcome.counters);
+      RunAdaptive(odeint::make_controlled(settings.atol, settings.rtol,
+                                          odeint::runge_kutta_dopri5<State>()),
+                  settings, system, rhs_ok, ode, y, sample, loop, outcome.counters);
     loop.Finish(outcome);
     outcome.counters.rhs_evals = ode.rhs_evals();
     return outcome;
@@ -85,13 +94,13 @@ class OdeintMethod final : public Method {
     }
   }
 
-  // Dormand-Prince 5(4) with odeint's error control, landing on every stop time and t_end.
-  template <class System, class Sample>
-  void RunAdaptive(const RunSettings& settings, System& system, const bool& rhs_ok,
+  // An embedded pair with odeint's error control, landing on every stop time and t_end.
+  // dydt is the derivative at (t, y): Dormand-Prince's first-same-as-last stage updates it
+  // in a successful step; for Fehlberg it is evaluated after each accepted step.
+  template <class Stepper, class System, class Sample>
+  void RunAdaptive(Stepper stepper, const RunSettings& settings, System& system, const bool& rhs_ok,
                    FirstOrderOde& ode, State& y, Sample& sample, LibraryRunLoop& loop,
                    WorkCounters& counters) const {
-    auto stepper =
-        odeint::make_controlled(settings.atol, settings.rtol, odeint::runge_kutta_dopri5<State>());
     State dydt(ode.size());
     double t = settings.t0;
     system(y, dydt, t);
@@ -111,11 +120,12 @@ class OdeintMethod final : public Method {
       if (clamped) t = target;                 // land exactly on the stop time
       if (!clamped || trial > dt) dt = trial;  // keep the controller's proposal
       ++counters.steps;
+      const bool fsal = scheme_ == Scheme::kDopri5;
       if (ode.projection_enabled()) {
         if (!ode.Project(t, y.data()))
           return loop.FailStep(t, "position projection did not converge");
-        system(y, dydt, t);  // the FSAL derivative is stale after projection
       }
+      if (ode.projection_enabled() || !fsal) system(y, dydt, t);  // stale or not computed
       if (!loop.AcceptStep(sample(t))) return;
     }
   }
@@ -142,6 +152,13 @@ std::vector<MethodEntry> OdeintMethodEntries() {
        nullptr,
        // Classical Runge-Kutta: fourth order [Hairer, Norsett, Wanner 1993, s II.1]; projection.
        MethodPromises::FixedStep(4).Position().Velocity()},
+      {"odeint-rkf78", "Boost.Odeint Runge-Kutta-Fehlberg 7(8) on the index-1 ODE (adaptive)",
+       "Boost.Odeint runge_kutta_fehlberg78", false, true, OdeFormOptions::Specs(),
+       [](const ParameterSet& p) { return std::make_unique<OdeintMethod>(Scheme::kRkf78, p); },
+       nullptr,
+       // Fehlberg 7(8), adaptive only: an order-8 check at fixed steps would sit in round-off
+       // on the conformance problems; projection on as for dopri5.
+       MethodPromises::Adaptive().Position().Velocity()},
   };
 }
 

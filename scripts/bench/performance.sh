@@ -18,7 +18,8 @@ REPEATS="${REPEATS:-5}"
 [ -x "$BIN" ] || { echo "performance.sh: $BIN not found; build first" >&2; exit 2; }
 mkdir -p "$OUT"
 BIN="$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")"
-METHODS=(-m odeint-dopri5 -m odeint-rk4 -m tangent-newmark -m newmark-index3 -m ida -m simbody)
+METHODS=(-m odeint-dopri5 -m odeint-rk4 -m odeint-rkf78 -m tangent-newmark -m newmark-index3 -m ida
+  -m simbody)
 
 fastest() {  # fastest PROBLEM CRITERIA...   (SAMPLES=interpolate: into $OUT/interpolate;
              #  FORMULATION=joint-tree: the problem in that formulation, into $OUT/joint-tree)
