@@ -221,6 +221,7 @@ class JointTreeDae final : public MechanicalDae {
   TreeClosure closure_;
   // Closure constraints (joint_tree_closure.cc).
   void CalcCoordinateJacobian(TreeWorkspace& ws, ConstVectorRef q) const;
+  void SelectCutRows(const Vector& all, VectorRef out) const;
   void AbsoluteAccelerationTerms(TreeWorkspace& ws, double t, ConstVectorRef q,
                                  ConstVectorRef v) const;
 };

@@ -89,12 +89,17 @@ void JointTreeDae::AbsoluteAccelerationTerms(TreeWorkspace& ws, double t, ConstV
   }
 }
 
+// The cut joints' rows of a vector of the body formulation's rows.
+void JointTreeDae::SelectCutRows(const Vector& all, VectorRef out) const {
+  for (int i = 0; i < num_constraints(); ++i) out(i) = all(closure_.rows[i]);
+}
+
 void JointTreeDae::CalcPhi(DaeWorkspace& ws_base, double t, ConstVectorRef q, VectorRef phi) const {
   if (!closure_.dae) return;
   TreeWorkspace& ws = TreeWorkspace::Of(ws_base);
   CalcAbsolute(q, ws.zero_v, ws.p, ws.pv);
   closure_.dae->CalcPhi(*ws.closure, t, ws.p, ws.phi_all);
-  for (int i = 0; i < num_constraints(); ++i) phi(i) = ws.phi_all(closure_.rows[i]);
+  SelectCutRows(ws.phi_all, phi);
 }
 
 void JointTreeDae::CalcPhiQ(DaeWorkspace& ws_base, double t, ConstVectorRef q,
@@ -129,7 +134,7 @@ void JointTreeDae::CalcPhiT(DaeWorkspace& ws_base, double t, ConstVectorRef q,
   TreeWorkspace& ws = TreeWorkspace::Of(ws_base);
   CalcAbsolute(q, ws.zero_v, ws.p, ws.pv);
   closure_.dae->CalcPhiT(*ws.closure, t, ws.p, ws.phi_all);
-  for (int i = 0; i < num_constraints(); ++i) phi_t(i) = ws.phi_all(closure_.rows[i]);
+  SelectCutRows(ws.phi_all, phi_t);
 }
 
 void JointTreeDae::CalcVelocityResidual(DaeWorkspace& ws_base, double t, ConstVectorRef q,
@@ -138,7 +143,7 @@ void JointTreeDae::CalcVelocityResidual(DaeWorkspace& ws_base, double t, ConstVe
   TreeWorkspace& ws = TreeWorkspace::Of(ws_base);
   CalcAbsolute(q, v, ws.p, ws.pv);  // Phi_q q' + Phi_t = Phi_cut,p p' + Phi_t
   closure_.dae->CalcVelocityResidual(*ws.closure, t, ws.p, ws.pv, ws.phi_all);
-  for (int i = 0; i < num_constraints(); ++i) out(i) = ws.phi_all(closure_.rows[i]);
+  SelectCutRows(ws.phi_all, out);
 }
 
 void JointTreeDae::CalcGamma(DaeWorkspace& ws_base, double t, ConstVectorRef q, ConstVectorRef v,
