@@ -48,6 +48,28 @@ struct HasMomenta<E, std::void_t<decltype(std::declval<const E&>().Momenta(
                          std::declval<Eigen::Vector3d&>(), std::declval<Eigen::Vector3d&>()))>>
     : std::true_type {};
 
+/// True if Equations has a hand-written ConstraintJacobian(t, q, phi_q) (m x n, double):
+/// then CalcPhiQ uses it instead of automatic differentiation (the derivative test checks
+/// both against finite differences).
+template <class E, class = void>
+struct HasConstraintJacobian : std::false_type {};
+template <class E>
+struct HasConstraintJacobian<
+    E, std::void_t<decltype(std::declval<const E&>().ConstraintJacobian(
+           0.0, static_cast<const double*>(nullptr), std::declval<MatrixRef>()))>>
+    : std::true_type {};
+
+/// True if Equations has a hand-written ConstraintGamma(t, q, v, gamma) = -(Phi_q v)_q v -
+/// 2 Phi_qt v - Phi_tt (m, double), used instead of second-order automatic differentiation.
+template <class E, class = void>
+struct HasConstraintGamma : std::false_type {};
+template <class E>
+struct HasConstraintGamma<E,
+                          std::void_t<decltype(std::declval<const E&>().ConstraintGamma(
+                              0.0, static_cast<const double*>(nullptr),
+                              static_cast<const double*>(nullptr), static_cast<double*>(nullptr)))>>
+    : std::true_type {};
+
 template <class Equations>
 class EquationsDae final : public MechanicalDae {
   using D1 = Dual<double>;
@@ -115,6 +137,10 @@ class EquationsDae final : public MechanicalDae {
   void CalcPhiQ(DaeWorkspace& base, double t, ConstVectorRef q, MatrixRef phi_q) const override {
     MBB_INVARIANT(q.size() == n() && phi_q.rows() == m() && phi_q.cols() == n(),
                   "CalcPhiQ: q (n), phi_q (m x n)");
+    if constexpr (HasConstraintJacobian<Equations>::value) {
+      eq_.ConstraintJacobian(t, q.data(), phi_q);
+      return;
+    }
     // One pass per column group (jacobian_compression.h): seeded columns share no row.
     auto& w = Cast(base);
     const JacobianCompression& c = Detected().phi_q;
@@ -149,6 +175,10 @@ class EquationsDae final : public MechanicalDae {
                  VectorRef gamma) const override {
     MBB_INVARIANT(q.size() == n() && v.size() == n() && gamma.size() == m(),
                   "CalcGamma: q, v (n), gamma (m)");
+    if constexpr (HasConstraintGamma<Equations>::value) {
+      eq_.ConstraintGamma(t, q.data(), v.data(), gamma.data());
+      return;
+    }
     // d^2/ds^2 Phi(t + s, q + v s) = (Phi_q v)_q v + 2 Phi_qt v + Phi_tt = -gamma, eq. (2).
     auto& w = Cast(base);
     for (int i = 0; i < n(); ++i) w.q2[i] = D2(D1(q[i], v[i]), D1(v[i], 0.0));

@@ -63,6 +63,50 @@ struct AndrewsEquations {
     g[5] = rr * sin(beta) - d * sbt - zf * soe + u * cos(epsilon) - ya;
   }
 
+  // g_q by hand (the right-hand side's largest cost by automatic differentiation, four dual
+  // passes of six sines and cosines): rows 0, 2, 4 share x = rr cos(beta) - d cos(beta +
+  // theta), rows 1, 3, 5 share y = rr sin(beta) - d sin(beta + theta).
+  void ConstraintJacobian(double /*t*/, const double* q, MatrixRef j) const {
+    const double beta = q[0], theta = q[1], gamma = q[2], phi = q[3], delta = q[4], omega = q[5],
+                 epsilon = q[6];
+    const double cbt = std::cos(beta + theta), sbt = std::sin(beta + theta);
+    const double cpd = std::cos(phi + delta), spd = std::sin(phi + delta);
+    const double coe = std::cos(omega + epsilon), soe = std::sin(omega + epsilon);
+    j.setZero();
+    for (int r = 0; r < 6; r += 2) {
+      j(r, 0) = -rr * std::sin(beta) + d * sbt;  // dx/dbeta
+      j(r, 1) = d * sbt;                         // dx/dtheta
+      j(r + 1, 0) = rr * std::cos(beta) - d * cbt;
+      j(r + 1, 1) = -d * cbt;
+    }
+    j(0, 2) = -ss * std::cos(gamma);
+    j(1, 2) = -ss * std::sin(gamma);
+    j(2, 3) = -e * cpd;
+    j(2, 4) = -e * cpd + zt * std::sin(delta);
+    j(3, 3) = -e * spd;
+    j(3, 4) = -e * spd - zt * std::cos(delta);
+    j(4, 5) = zf * soe;
+    j(4, 6) = zf * soe - u * std::cos(epsilon);
+    j(5, 5) = -zf * coe;
+    j(5, 6) = -zf * coe - u * std::sin(epsilon);
+  }
+
+  // gamma = -d^2/ds^2 g(q + v s) (no explicit time): each term a cos(angle) or sin(angle)
+  // contributes its value times the squared rate of its angle.
+  void ConstraintGamma(double /*t*/, const double* q, const double* v, double* gamma) const {
+    const double beta = q[0], theta = q[1], gamma_ = q[2], phi = q[3], delta = q[4], omega = q[5],
+                 epsilon = q[6];
+    const double vb = v[0], w = v[0] + v[1], p = v[3] + v[4], r = v[5] + v[6];
+    const double x2 = rr * std::cos(beta) * vb * vb - d * std::cos(beta + theta) * w * w;
+    const double y2 = rr * std::sin(beta) * vb * vb - d * std::sin(beta + theta) * w * w;
+    gamma[0] = x2 - ss * std::sin(gamma_) * v[2] * v[2];
+    gamma[1] = y2 + ss * std::cos(gamma_) * v[2] * v[2];
+    gamma[2] = x2 - e * std::sin(phi + delta) * p * p - zt * std::cos(delta) * v[4] * v[4];
+    gamma[3] = y2 + e * std::cos(phi + delta) * p * p - zt * std::sin(delta) * v[4] * v[4];
+    gamma[4] = x2 - zf * std::cos(omega + epsilon) * r * r - u * std::sin(epsilon) * v[6] * v[6];
+    gamma[5] = y2 - zf * std::sin(omega + epsilon) * r * r + u * std::cos(epsilon) * v[6] * v[6];
+  }
+
   template <class T>
   void MassMatrix(const T* q, T* m) const {  // section 2.4, column-major 7 x 7
     using std::cos;
