@@ -40,13 +40,15 @@ done
 for h in 0.05 0.01 0.001; do  # Figs 8, 9 (centre of mass vs analytic), 10 (energy, L)
   run "gyro_top/$h" gyro_top null-space-em --h "$h" --series
 done
-run cylindrical_pair cylindrical_pair null-space-em --h 0.01 --series  # Figs 13, 14
-run planar_pair planar_pair null-space-em --h 0.01 --series            # Figs 16-18
-run six_body_linkage six_body_linkage null-space-em --h 0.01 --series  # Figs 23, 25
+run cylindrical_pair cylindrical_pair null-space-em --h 0.01 --series  # Figs 12-14
+run planar_pair planar_pair null-space-em --h 0.01 --series            # Figs 16, 17
+run planar_pair/0.001 planar_pair null-space-em --h 0.001 --series     # Fig 18
+run six_body_linkage six_body_linkage null-space-em --h 0.01 --series  # Figs 23-25
 
 # Plots (gnuplot, if installed): Figs 8/9 (the gyro top's centre of mass at three steps),
-# 10, 13, 16, 23 (the energy balance E - E0 - W of each run, which the paper shows as a
-# flat energy line) and 25 (the six-body linkage's joint angles theta1, theta2).
+# 10, 13, 17, 23 (the energy balance E - E0 - W of each run, which the paper shows as a
+# flat energy line), 14, 18, 25 (the pairs' relative coordinates, the six-body linkage's
+# joint angles) and the snapshots 12, 16, 24 (snapshots.py: director triads and centres).
 col() {  # col CSV NAME: 1-based column of NAME in the CSV header
   head -1 "$1" | tr ',' '\n' | grep -nx "$2" | cut -d: -f1
 }
@@ -82,8 +84,40 @@ plot "$six" using 1:$t1 every ::1 with lines title "theta1", \
      "$six" using 1:$t2 every ::1 with lines title "theta2"
 GP
   fi
+  relative() {  # relative FIG CSV TITLE OUTPUT...: outputs against t
+    local fig=$1 csv=$2 title=$3 plot="" name
+    shift 3
+    [ -f "$csv" ] || return 0
+    for name in "$@"; do
+      plot+="${plot:+, }\"$csv\" using 1:$(col "$csv" "$name") every ::1 with lines title \"$name\""
+    done
+    gnuplot <<GP || true
+set terminal pngcairo size 800,450 noenhanced
+set datafile separator ","
+set output "$OUT/fig${fig}_relative_coordinates.png"
+set xlabel "t [s]"; set ylabel "relative coordinate [m, rad]"
+set title "Paper 002 Fig $fig: $title"
+plot $plot
+GP
+  }
+  relative 14 "$OUT/cylindrical_pair/cylindrical_pair_null-space-em.series.csv" \
+    "cylindrical pair, null-space-em, dt = 0.01" u2 theta2
+  relative 18 "$OUT/planar_pair/0.001/planar_pair_null-space-em.series.csv" \
+    "planar pair, null-space-em, dt = 0.001" u1 u2 theta2
+  snap() {  # snap FIG CSV TITLE SCALE TIMES...
+    local fig=$1 csv=$2 title=$3
+    shift 3
+    [ -f "$csv" ] && python3 scripts/figures/snapshots.py "$csv" "Paper 002 Fig $fig: $title" \
+      "$OUT/fig${fig}_snapshots.png" "$@" || true
+  }
+  snap 12 "$OUT/cylindrical_pair/cylindrical_pair_null-space-em.series.csv" \
+    "cylindrical pair, null-space-em, dt = 0.01" 2 0.1 0.3 0.7
+  snap 16 "$OUT/planar_pair/planar_pair_null-space-em.series.csv" \
+    "planar pair, null-space-em, dt = 0.01" 0.5 0.02 0.04 0.05 0.06 0.07 0.08
+  snap 24 "$OUT/six_body_linkage/six_body_linkage_null-space-em.series.csv" \
+    "six-body linkage, null-space-em, dt = 0.01" 0.03 0.02 0.04 0.08 0.09 0.13 0.26
   for pair in "10:gyro_top/0.01/gyro_top" "13:cylindrical_pair/cylindrical_pair" \
-              "16:planar_pair/planar_pair" "23:six_body_linkage/six_body_linkage"; do
+              "17:planar_pair/planar_pair" "23:six_body_linkage/six_body_linkage"; do
     fig=${pair%%:*}
     csv="$OUT/${pair#*:}_null-space-em.series.csv"
     [ -f "$csv" ] || continue
@@ -153,7 +187,7 @@ lines += ["Shape: the constrained number grows like dt^-3 (a factor 1000 per dec
           "t <= 0.04 with the dependent closure row dropped, about 2-3x the paper's value at "
           "t = 0.04.", ""]
 
-lines += ["## Figures 8-10, 13, 16, 23 (series in the subdirectories, `*.series.csv`)", "",
+lines += ["## Figures 8-10, 12-14, 16-18, 23-25 (series in the subdirectories, `*.series.csv`)", "",
           "| figure | run | paper | ours |", "|---|---|---|---|"]
 for h in ["0.05", "0.01", "0.001"]:
     r = result("gyro_top/" + h).get("null-space-em")
@@ -165,7 +199,8 @@ for h in ["0.05", "0.01", "0.001"]:
                      % ("8, 10" if h == "0.05" else "9" if h == "0.01" else "text after 9", h,
                         err.get("output_max_abs", float("nan")), m["energy"]["max_rel_drift"],
                         m["momentum"]["conserved_max_abs_drift"]))
-for fig, d in [("13, 14", "cylindrical_pair"), ("16-18", "planar_pair"), ("23, 25", "six_body_linkage")]:
+for fig, d in [("12-14", "cylindrical_pair"), ("16, 17", "planar_pair"),
+               ("23-25", "six_body_linkage")]:
     r = result(d).get("null-space-em")
     if r and r["status"] == "ok":
         m = r["metrics"]
@@ -179,8 +214,10 @@ lines += ["", "Energy uses the scheme's node velocities v1 = 2 (q1 - q0)/h - v0 
           "(docs/methods/energy_momentum.md)."]
 pngs = sorted(os.path.basename(p) for p in glob.glob(os.path.join(out, "*.png")))
 if pngs:
-    lines += ["", "Plots: " + ", ".join("`%s`" % p for p in pngs) + ". Not plotted: the "
-              "snapshots of Figs 12, 14, 17, 18, 24 (the body poses are in the series)."]
+    lines += ["", "Plots: " + ", ".join("`%s`" % p for p in pngs) + ". The snapshots draw "
+              "each body as its director triad at its centre of mass and the centres joined in "
+              "body order (the paper draws solids); Figs 10, 13, 17, 23 show the energy balance, "
+              "the momenta are in the results (metrics.momentum)."]
 open(os.path.join(out, "README.md"), "w").write("\n".join(lines) + "\n")
 print("paper002.sh: wrote " + os.path.join(out, "README.md"))
 PY
