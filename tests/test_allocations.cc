@@ -5,7 +5,9 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <map>
 #include <new>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -57,8 +59,18 @@ long AllocationsIn(F&& f) {
 
 TEST_CASE("DAE evaluations, the acceleration solve and projection do not allocate",
           "[allocations]") {
-  for (const std::string id : {"stiff_pendulum", "spatial_pendulum", "physical_pendulum"}) {
-    const Problem p = BuildProblem(id, ParameterSet());
+  // Hand-written DAEs, and the joint-tree formulation: a spatial tree (gyro_top), loops
+  // closed by constraints on their cut joints in the plane (four_bar) and in space (bricard).
+  using Params = std::map<std::string, std::string>;
+  const std::vector<std::pair<std::string, Params>> problems = {
+      {"stiff_pendulum", {}},
+      {"spatial_pendulum", {}},
+      {"physical_pendulum", {}},
+      {"gyro_top", {{"formulation", "joint-tree"}}},
+      {"four_bar", {{"formulation", "joint-tree"}}},
+      {"bricard", {{"formulation", "joint-tree"}}}};
+  for (const auto& [id, params] : problems) {
+    const Problem p = BuildProblem(id, ParameterSet(params));
     const MechanicalDae& dae = *p.dae;
     auto ws = dae.MakeWorkspace();
     const int n = p.n(), m = p.m();
