@@ -15,6 +15,16 @@
 // for every q gives d(P^T) r = -1/2 P^T K(q_{1/2}, mu) r at r = G^T mu, with mu the
 // least-squares multiplier of r = G(q_{1/2})^T mu (mu = -h lambda) and K = d(G^T mu)/dq.
 // Redundant constraint rows make the matrix rectangular; it is solved in least squares.
+//
+// Where the paper's explicit P and reparametrisation do not apply (closed chains such as
+// the six-body linkage, non-tree models), the default takes the degrees of freedom as the
+// unknowns through local coordinates of the constraint manifold instead (LocalStep):
+//   q1 = q0 + U z + V y(z),  U, V bases of null(Phi_q(q0)) and of its row space,
+// y(z) by Newton on Phi(t1, q1) = 0; the reduced equation is the same P(q_1/2)^T r(q1) = 0,
+// d = n - rank equations in the d unknowns z. This solves the same discrete equations (10)
+// as the generic form (the same q1 to the Newton tolerance) with as many unknowns as the
+// paper's closed-chain form (190)-(192) has; it is not that form (joint angles with the
+// closure solved by the symmetry of the linkage).
 #include <Eigen/QR>
 #include <Eigen/SVD>
 #include <algorithm>
@@ -74,15 +84,24 @@ struct NullSpaceWorkspace final : FixedStepWorkspace {
   Eigen::JacobiSVD<Matrix> svd;
   Eigen::ColPivHouseholderQR<Matrix> solver;
   Eigen::JacobiSVD<Matrix> condition_svd;
+  // The local-coordinate path's bases and scratch (LocalStep).
+  Matrix basis_u, basis_v, lift_matrix, dq_dz, lift_rhs;
+  Vector z, y, lift_delta, lift_column;
+  Eigen::JacobiSVD<Matrix> start_svd;
+  Eigen::ColPivHouseholderQR<Matrix> lift_qr;
+  int newton_unknowns = 0;  // the largest per step (Finish)
 };
 
 class NullSpaceEm final : public FixedStepMethod {
  public:
-  NullSpaceEm(double tol, int max_iterations, bool condition_every_step, bool explicit_null_space)
+  // explicit: the paper's P where a tree allows it, else local coordinates; local: local
+  // coordinates everywhere; generic: the n-unknown form everywhere.
+  enum class Mode { kExplicit, kLocal, kGeneric };
+  NullSpaceEm(double tol, int max_iterations, bool condition_every_step, Mode mode)
       : tol_(tol),
         max_iterations_(max_iterations),
         condition_every_step_(condition_every_step),
-        explicit_null_space_(explicit_null_space) {}
+        mode_(mode) {}
 
   std::string CheckApplicable(const Problem& problem) const override {
     return CheckMidpointSchemeApplicable(problem);
@@ -93,7 +112,7 @@ class NullSpaceEm final : public FixedStepMethod {
                                             FixedStepState& state, WorkCounters& /*counters*/,
                                             std::string& /*error*/) const override {
     auto ws = std::make_unique<NullSpaceWorkspace>(problem);
-    if (explicit_null_space_) ws->tree = SphericalTree::Make(problem);
+    if (mode_ == Mode::kExplicit) ws->tree = SphericalTree::Make(problem);
     state.lambda = Vector::Zero(ws->m_all);
     state.has_multipliers = ws->m_all > 0;
     return ws;
@@ -102,11 +121,23 @@ class NullSpaceEm final : public FixedStepMethod {
   StepStatus Step(FixedStepWorkspace& base, double h, FixedStepState& state,
                   WorkCounters& counters) const override {
     auto& w = static_cast<NullSpaceWorkspace&>(base);
+    w.balance.BeginStep(state.t, h, state.q, state.v);
+    if (w.tree) return ReducedStep(w, h, state, counters);
+    if (mode_ != Mode::kGeneric && w.m > 0) {
+      bool rank_changed = false;
+      const StepStatus local = LocalStep(w, h, state, counters, rank_changed);
+      if (!rank_changed) return local;
+      w.balance.BeginStep(state.t, h, state.q, state.v);  // a singular position: generic
+    }
+    return GenericStep(w, h, state, counters);
+  }
+
+  StepStatus GenericStep(NullSpaceWorkspace& w, double h, FixedStepState& state,
+                         WorkCounters& counters) const {
     const MechanicalDae& dae = w.balance.dae();
     DaeWorkspace& dws = w.balance.workspace();
     const int n = w.n, m = w.m;
-    w.balance.BeginStep(state.t, h, state.q, state.v);
-    if (w.tree) return ReducedStep(w, h, state, counters);
+    w.newton_unknowns = std::max(w.newton_unknowns, n);
     Vector& dq = w.dq;
     dq = h * state.v;  // predictor of the increment q1 - q0
     bool polish = false;
@@ -264,9 +295,146 @@ class NullSpaceEm final : public FixedStepMethod {
         std::to_string(max_iterations_) + " iterations");
   }
 
+  // The degrees of freedom as unknowns through local coordinates (header comment):
+  // Newton on z with the matrix P^T (dr/dq1 - 1/2 K) dq1/dz, dq1/dz = U - V (Phi_q V)^+
+  // Phi_q U at q1 (implicit function theorem; P's variation along the iteration left out as
+  // in the other forms). `rank_changed`: G(q_1/2) and Phi_q(q0) differ in rank (a singular
+  // position), the caller takes the generic form for this step.
+  StepStatus LocalStep(NullSpaceWorkspace& w, double h, FixedStepState& state,
+                       WorkCounters& counters, bool& rank_changed) const {
+    const MechanicalDae& dae = w.balance.dae();
+    DaeWorkspace& dws = w.balance.workspace();
+    const int n = w.n;
+    const double t1 = state.t + h;
+    // Bases at q0: the right singular vectors of Phi_q(q0) (kept rows).
+    dae.CalcPhiQ(dws, state.t, state.q, w.g_all);
+    SelectRows(w.g_all, w.kept, w.g_end);
+    w.start_svd.compute(w.g_end, Eigen::ComputeFullV);
+    const int rank = NumericalRank(w.start_svd.singularValues());
+    const int d = n - rank;
+    w.basis_u = w.start_svd.matrixV().rightCols(d);
+    w.basis_v = w.start_svd.matrixV().leftCols(rank);
+    w.newton_unknowns = std::max(w.newton_unknowns, d);
+    w.lift_delta.resize(rank);  // SolveWithQr writes x in place (no-op after the first step)
+    // Predictor: the increment h v0 split along the bases.
+    w.z.noalias() = w.basis_u.transpose() * state.v;
+    w.z *= h;
+    w.y.noalias() = w.basis_v.transpose() * state.v;
+    w.y *= h;
+    Vector& q1 = w.q1;
+    bool polish = false;
+    for (int it = 0; it < max_iterations_; ++it) {
+      if (!Lift(w, t1, state.q, q1))
+        return StepStatus::Failed(
+            "null-space-em: the local coordinates' constraint solve "
+            "did not converge");
+      w.balance.Residual(q1, w.r);
+      dae.CalcPhiQ(dws, w.balance.t_mid(), w.balance.q_mid(), w.g_all);
+      SelectRows(w.g_all, w.kept, w.g_mid);
+      w.svd.compute(w.g_mid, Eigen::ComputeFullV | Eigen::ComputeThinU);
+      const auto& sv = w.svd.singularValues();
+      if (NumericalRank(sv) != rank) {
+        rank_changed = true;
+        return StepStatus::Ok();
+      }
+      w.null_space = w.svd.matrixV().rightCols(d);
+      w.mu.setZero();
+      for (int i = 0; i < rank; ++i)
+        w.mu += (w.svd.matrixV().col(i).dot(w.r) / sv[i]) * w.svd.matrixU().col(i);
+      w.mu_all.setZero();
+      for (int i = 0; i < w.m; ++i) w.mu_all[w.kept[i]] = w.mu[i];
+      dae.CalcReactionStiffness(dws, w.balance.t_mid(), w.balance.q_mid(), w.mu_all, w.reaction);
+      w.jacobian = w.balance.Jacobian() - 0.5 * w.reaction;
+      // dq1/dz at q1.
+      dae.CalcPhiQ(dws, t1, q1, w.g_all);
+      SelectRows(w.g_all, w.kept, w.g_end);
+      w.lift_matrix.noalias() = w.g_end * w.basis_v;
+      w.lift_qr.compute(w.lift_matrix);
+      w.lift_rhs.noalias() = w.g_end * w.basis_u;
+      w.dq_dz = w.basis_u;
+      for (int j = 0; j < d; ++j) {
+        w.lift_column = w.lift_rhs.col(j);
+        SolveWithQr(w.lift_qr, w.lift_column, w.lift_delta);
+        w.dq_dz.col(j).noalias() -= w.basis_v * w.lift_delta;
+      }
+      w.projected.noalias() = w.null_space.transpose() * w.jacobian;
+      w.iteration.noalias() = w.projected * w.dq_dz;
+      w.residual.noalias() = w.null_space.transpose() * w.r;
+      if (it == 0 && (condition_every_step_ || w.condition_first < 0.0)) RecordCondition(w);
+      w.reduced_lu.compute(w.iteration);
+      w.neg_residual = -w.residual;
+      w.delta = w.reduced_lu.solve(w.neg_residual);
+      ++counters.factorizations;
+      ++counters.jacobian_evals;
+      ++counters.newton_iterations;
+      if (!w.delta.allFinite()) return StepStatus::Failed("null-space-em: singular reduced matrix");
+      w.z += w.delta;
+      // As in the generic form, one more iteration once the change is below tol: the
+      // Newton matrix is approximate (P varies), so convergence is fast-linear, and the extra
+      // iteration keeps the energy and momentum errors at rounding level.
+      const bool small =
+          w.delta.lpNorm<Eigen::Infinity>() <= tol_ * (1.0 + q1.lpNorm<Eigen::Infinity>());
+      if (small && !polish) {
+        polish = true;
+        continue;
+      }
+      if (small) {
+        if (!Lift(w, t1, state.q, q1))
+          return StepStatus::Failed(
+              "null-space-em: the local coordinates' constraint solve "
+              "did not converge");
+        w.balance.Residual(q1, w.r);
+        dae.CalcPhiQ(dws, w.balance.t_mid(), w.balance.q_mid(), w.g_all);
+        SelectRows(w.g_all, w.kept, w.g_mid);
+        SolveMultiplier(w);
+        w.energy_residual_max = std::max(w.energy_residual_max, w.balance.StepEnergyResidual());
+        state.v = w.balance.v1();
+        state.q = q1;
+        state.lambda = -w.mu_all / h;
+        state.t += h;
+        return StepStatus::Ok();
+      }
+    }
+    return StepStatus::Failed("null-space-em (local coordinates): Newton did not converge in " +
+                              std::to_string(max_iterations_) + " iterations");
+  }
+
+  // q1 = q0 + U z + V y with y from Newton on Phi(t1, q1) = 0 (least squares on the kept
+  // rows: the row space's coordinates), warm-started from the last y.
+  bool Lift(NullSpaceWorkspace& w, double t1, const Vector& q0, Vector& q1) const {
+    const MechanicalDae& dae = w.balance.dae();
+    DaeWorkspace& dws = w.balance.workspace();
+    for (int k = 0; k < kLiftIterations; ++k) {
+      q1 = q0;
+      q1.noalias() += w.basis_u * w.z;
+      q1.noalias() += w.basis_v * w.y;
+      dae.CalcPhi(dws, t1, q1, w.phi_all);
+      SelectRows(w.phi_all, w.kept, w.phi);
+      if (w.phi.lpNorm<Eigen::Infinity>() <= kLiftTolerance * (1.0 + q1.lpNorm<Eigen::Infinity>()))
+        return true;
+      dae.CalcPhiQ(dws, t1, q1, w.g_all);
+      SelectRows(w.g_all, w.kept, w.g_end);
+      w.lift_matrix.noalias() = w.g_end * w.basis_v;
+      w.lift_qr.compute(w.lift_matrix);
+      w.lift_column = w.phi;
+      SolveWithQr(w.lift_qr, w.lift_column, w.lift_delta);
+      w.y -= w.lift_delta;
+      if (!w.y.allFinite()) return false;
+    }
+    return false;
+  }
+
+  static int NumericalRank(const Vector& singular_values) {
+    int rank = 0;
+    const double scale = std::max(1.0, singular_values.size() ? singular_values[0] : 1.0);
+    for (int i = 0; i < singular_values.size(); ++i)
+      if (singular_values[i] > 1e-10 * scale) ++rank;
+    return rank;
+  }
+
   void Finish(FixedStepWorkspace& base, std::map<std::string, double>& metrics) const override {
     auto& w = static_cast<NullSpaceWorkspace&>(base);
-    metrics["newton_unknowns"] = w.tree ? w.tree->dof() : w.n;
+    metrics["newton_unknowns"] = w.tree ? w.tree->dof() : w.newton_unknowns;
     metrics["iteration_matrix_condition.first"] = w.condition_first;
     metrics["iteration_matrix_condition.max"] = w.condition_max;
     metrics["step_energy_residual_max"] = w.energy_residual_max;
@@ -288,19 +456,26 @@ class NullSpaceEm final : public FixedStepMethod {
     w.condition_max = std::max(w.condition_max, c);
   }
 
+  // The lift's Newton: quadratic convergence from a predictor O(h^2) off the manifold.
+  static constexpr int kLiftIterations = 20;
+  static constexpr double kLiftTolerance = 1e-14;
+
   double tol_;
   int max_iterations_;
   bool condition_every_step_;
-  bool explicit_null_space_;
+  Mode mode_;
 };
 
 }  // namespace
 
 std::unique_ptr<Method> MakeNullSpaceEm(const ParameterSet& params) {
+  const std::string mode = params.GetString("null_space", "explicit");
   return std::make_unique<NullSpaceEm>(params.GetDouble("tol", 1e-12),
                                        static_cast<int>(params.GetDouble("max_iterations", 30)),
                                        params.GetString("condition", "every-step") == "every-step",
-                                       params.GetString("null_space", "explicit") == "explicit");
+                                       mode == "generic" ? NullSpaceEm::Mode::kGeneric
+                                       : mode == "local" ? NullSpaceEm::Mode::kLocal
+                                                         : NullSpaceEm::Mode::kExplicit);
 }
 
 }  // namespace mbb
