@@ -30,7 +30,7 @@ std::vector<ParameterSpec> NullSpaceParameters() {
   specs.push_back({"null_space",
                    "explicit",
                    "explicit: the paper's P and reparametrisation where the model allows it "
-                   "(a tree of S, R, C, E pairs), else local coordinates of the manifold (both "
+                   "(a tree of S, R, C, P, E pairs), else local coordinates of the manifold (both "
                    "Newton on the degrees of freedom); local: local coordinates everywhere; "
                    "generic: the numerical null space with the n coordinates as unknowns",
                    {"explicit", "local", "generic"}});
@@ -58,7 +58,7 @@ std::vector<MethodEntry> EnergyMomentumMethodEntries() {
        {{"formulation", "directors"}}},
       {"null-space-em",
        "discrete null space method: scheme (10) with P^T eliminating lambda; the paper's P and "
-       "reparametrisation for trees of S, R, C, E pairs, else local coordinates of the "
+       "reparametrisation for trees of S, R, C, P, E pairs, else local coordinates of the "
        "manifold (Newton on the DOF either way; null_space=generic: on q, n unknowns)",
        "paper 002 s2.2.2, s4.5, eqs 10-14, 44, 84-154, 178-184 (Part I s3.2)",
        true,

@@ -1,4 +1,4 @@
-// Trees of S, R, C, E pairs in directors: reparametrisation and discrete null space matrix
+// Trees of S, R, C, P, E pairs in directors: reparametrisation and discrete null space matrix
 // of paper 002 sections 3.3, 4.5 (spherical_tree.h).
 #include "methods/energy_momentum/spherical_tree.h"
 
@@ -70,6 +70,10 @@ std::unique_ptr<SphericalTree> SphericalTree::Make(const Problem& problem) {
           node.kind = Kind::kCylindrical;
           node.count = 2;
           break;
+        case JointKind::kPrismatic:  // the P pair (s4.5.4): one slide, no relative rotation
+          node.kind = Kind::kPrismatic;
+          node.count = 1;
+          break;
         case JointKind::kPlanar:
           node.kind = Kind::kPlanar;
           node.count = 3;
@@ -127,6 +131,9 @@ void SphericalTree::Configuration(const Vector& q0, const Vector& mu, Vector& q1
       case Kind::kSpherical:
         increment[i] = Exp(mu.segment<3>(node.unknown));
         break;
+      case Kind::kPrismatic:  // the body turns with its parent (136: the C pair with theta = 0)
+        increment[i] = parent_increment;
+        break;
       default:
         increment[i] = parent_increment * Exp(relative * BodyVector(q0, o, node.hb));
     }
@@ -139,7 +146,7 @@ void SphericalTree::Configuration(const Vector& q0, const Vector& mu, Vector& q1
     V3 separation = V3::Zero();  // d = p_b - p_a at the end of the step
     if (node.kind != Kind::kSpherical) {
       V3 d0 = BodyPoint(q0, o, node.s_child) - BodyPoint(q0, node.parent_offset, node.s_parent);
-      if (node.kind == Kind::kCylindrical)
+      if (node.kind == Kind::kCylindrical || node.kind == Kind::kPrismatic)
         d0 += mu[node.unknown] * BodyVector(q0, node.parent_offset, node.ua);
       if (node.kind == Kind::kPlanar)
         d0 += mu[node.unknown] * BodyVector(q0, node.parent_offset, node.fa) +
@@ -173,6 +180,9 @@ void SphericalTree::NullSpace(const Vector& q, Matrix& p) const {
         case Kind::kSpherical:
           w[i] = V3(own(0), own(1), own(2));
           break;
+        case Kind::kPrismatic:
+          w[i] = wp;
+          break;
         default:
           w[i] = wp + own(node.count - 1) * BodyVector(q, node.offset, node.hb);
       }
@@ -185,7 +195,8 @@ void SphericalTree::NullSpace(const Vector& q, Matrix& p) const {
           separation_rate = wp.cross(d);
           const V3 u = BodyVector(q, po, node.ua), f = BodyVector(q, po, node.fa),
                    g = BodyVector(q, po, node.ga);
-          if (node.kind == Kind::kCylindrical) separation_rate += own(0) * f.cross(g);  // (133)
+          if (node.kind == Kind::kCylindrical || node.kind == Kind::kPrismatic)
+            separation_rate += own(0) * f.cross(g);  // (133); P: (131), (133)
           if (node.kind == Kind::kPlanar)
             separation_rate += own(0) * g.cross(u) + own(1) * u.cross(f);  // (149)
         }

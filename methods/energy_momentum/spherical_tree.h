@@ -1,5 +1,5 @@
 // The explicit discrete null space matrix and reparametrisation of paper 002 for models in
-// directors whose joints form a tree of S, R, C and E pairs (bodies may fly free): the pairs
+// directors whose joints form a tree of S, R, C, P and E pairs (bodies may fly free): the pairs
 // of section 4.5 applied recursively (Remark 4.1, eqs 178-184), the gyro top of section 5.1,
 // the cylindrical and planar pairs of 5.2, 5.3. For R, C, E the relative rotation is about
 // the body's own joint axis h_b (omega_b = omega_a + theta' h_b), which keeps this suite's
@@ -26,7 +26,7 @@ namespace mbb {
 class SphericalTree {
  public:
   /// The tree of `problem`, or nullptr when its structure is not directors, 3-D, rigid
-  /// bodies joined by S, R, C, E pairs in a tree (no cut joints, no drivers), each R, C, E
+  /// bodies joined by S, R, C, P, E pairs in a tree (no cut joints, no drivers), each R, C, E
   /// with its axis body (body_a) as the parent.
   static std::unique_ptr<SphericalTree> Make(const Problem& problem);
 
@@ -40,7 +40,7 @@ class SphericalTree {
   void NullSpace(const Vector& q, Matrix& p) const;
 
  private:
-  enum class Kind { kFree, kSpherical, kRevolute, kCylindrical, kPlanar };
+  enum class Kind { kFree, kSpherical, kRevolute, kCylindrical, kPrismatic, kPlanar };
   struct Node {
     Kind kind = Kind::kFree;
     int offset = 0;          // the body's block in q (12 coordinates)
