@@ -280,15 +280,7 @@ class NullSpaceEm final : public FixedStepMethod {
           tol_ * (1.0 + increments.lpNorm<Eigen::Infinity>())) {
         w.tree->Configuration(state.q, increments, q1);
         w.balance.Residual(q1, w.r);
-        dae.CalcPhiQ(dws, w.balance.t_mid(), w.balance.q_mid(), w.g_all);
-        SelectRows(w.g_all, w.kept, w.g_mid);
-        SolveMultiplier(w);
-        w.energy_residual_max = std::max(w.energy_residual_max, w.balance.StepEnergyResidual());
-        state.v = w.balance.v1();
-        state.q = q1;
-        state.lambda = -w.mu_all / h;
-        state.t += h;
-        return StepStatus::Ok();
+        return AcceptStep(w, h, state);
       }
     }
     return StepStatus::Failed(
@@ -325,10 +317,7 @@ class NullSpaceEm final : public FixedStepMethod {
     Vector& q1 = w.q1;
     bool polish = false;
     for (int it = 0; it < max_iterations_; ++it) {
-      if (!Lift(w, t1, state.q, q1))
-        return StepStatus::Failed(
-            "null-space-em: the local coordinates' constraint solve "
-            "did not converge");
+      if (!Lift(w, t1, state.q, q1)) return StepStatus::Failed(kLiftFailed);
       w.balance.ResidualFromStep(w.dq, w.r);
       dae.CalcPhiQ(dws, w.balance.t_mid(), w.balance.q_mid(), w.g_all);
       SelectRows(w.g_all, w.kept, w.g_mid);
@@ -380,20 +369,9 @@ class NullSpaceEm final : public FixedStepMethod {
         continue;
       }
       if (small) {
-        if (!Lift(w, t1, state.q, q1))
-          return StepStatus::Failed(
-              "null-space-em: the local coordinates' constraint solve "
-              "did not converge");
+        if (!Lift(w, t1, state.q, q1)) return StepStatus::Failed(kLiftFailed);
         w.balance.ResidualFromStep(w.dq, w.r);
-        dae.CalcPhiQ(dws, w.balance.t_mid(), w.balance.q_mid(), w.g_all);
-        SelectRows(w.g_all, w.kept, w.g_mid);
-        SolveMultiplier(w);
-        w.energy_residual_max = std::max(w.energy_residual_max, w.balance.StepEnergyResidual());
-        state.v = w.balance.v1();
-        state.q = w.balance.q1();
-        state.lambda = -w.mu_all / h;
-        state.t += h;
-        return StepStatus::Ok();
+        return AcceptStep(w, h, state);
       }
     }
     return StepStatus::Failed("null-space-em (local coordinates): Newton did not converge in " +
@@ -452,6 +430,20 @@ class NullSpaceEm final : public FixedStepMethod {
   }
 
  private:
+  // The step's end with the balance at the converged q1: multipliers, the energy residual,
+  // the state.
+  StepStatus AcceptStep(NullSpaceWorkspace& w, double h, FixedStepState& state) const {
+    w.balance.dae().CalcPhiQ(w.balance.workspace(), w.balance.t_mid(), w.balance.q_mid(), w.g_all);
+    SelectRows(w.g_all, w.kept, w.g_mid);
+    SolveMultiplier(w);
+    w.energy_residual_max = std::max(w.energy_residual_max, w.balance.StepEnergyResidual());
+    state.v = w.balance.v1();
+    state.q = w.balance.q1();
+    state.lambda = -w.mu_all / h;
+    state.t += h;
+    return StepStatus::Ok();
+  }
+
   // mu (and mu_all) from r = G(q_{1/2})^T mu in least squares (the kept rows of g_mid).
   static void SolveMultiplier(NullSpaceWorkspace& w) {
     w.multiplier_qr.compute(w.g_mid.transpose());
@@ -467,6 +459,8 @@ class NullSpaceEm final : public FixedStepMethod {
     w.condition_max = std::max(w.condition_max, c);
   }
 
+  static constexpr const char* kLiftFailed =
+      "null-space-em: the local coordinates' constraint solve did not converge";
   // The lift's Newton: quadratic convergence from a predictor O(h^2) off the manifold.
   static constexpr int kLiftIterations = 20;
   static constexpr double kLiftTolerance = 1e-14;
