@@ -1,9 +1,10 @@
 // The joint-tree formulation (paper 004 s3.1-3.2): a model whose joints form a tree
-// rooted at the inertially fixed ground, described by joint coordinates q_i (n_i per
-// joint) and the absolute coordinates p_i of every body. Planar models: d_i = 3 for a
-// rigid body (x, y, theta), 2 for a point mass (x, y), the layout of the planar
-// formulation. Spatial models: d_i = 6 (v, w) and 3 at the velocity level, the pose kept
-// as a position and a rotation (joint_tree_spatial.h has the spatial joints and charts).
+// rooted at the inertially fixed ground (loops closed by constraints, below), described by
+// joint coordinates q_i (n_i per joint) and the absolute coordinates p_i of every body.
+// Planar models: d_i = 3 for a rigid body (x, y, theta), 2 for a point mass (x, y), the
+// layout of the planar formulation. Spatial models: d_i = 6 (v, w) and 3 at the velocity
+// level, the pose kept as a position and a rotation (joint_tree_spatial.h has the spatial
+// joints and charts).
 //
 // Every tree joint is written in the explicit form p_i = r_i(p_{pi_i}, q_i) of (7), so
 // K_i = I, and its second time derivative (9) reads
