@@ -164,8 +164,8 @@ DerivativeReport CheckDerivatives(const MechanicalDae& dae, double t, const Vect
     // Rounding of E (a sum of many terms) in the quotients: ~ 10 eps |E| / hs, times 1.5
     // for the extrapolation (4/3 + 1/6) (3.6e-4 for the cylindrical pair's E = 1.1e5 J,
     // whose rate is 0; observed error 2.2e-5).
-    const double roundoff = 15.0 * std::numeric_limits<double>::epsilon() *
-                            std::max(std::abs(e_plus), 1.0) / hs;
+    const double roundoff =
+        15.0 * std::numeric_limits<double>::epsilon() * std::max(std::abs(e_plus), 1.0) / hs;
     double expected = dae.CalcAppliedPower(*ws, t, q, v);
     if (m > 0) {
       Vector phi_t(m);
