@@ -97,6 +97,11 @@ class EquationsDae final : public MechanicalDae {
   struct Structure {
     JacobianCompression phi_q;
     std::vector<int> gradient_columns, hessian_columns;
+    // Columns of gradient_columns whose dV/dq_j is the same constant at every state (the
+    // Hessian row is zero and it does not change with t: uniform gravity), with that value;
+    // the rest need a pass per force evaluation.
+    std::vector<int> constant_gradient_columns, varying_gradient_columns;
+    std::vector<double> constant_gradient;
     JacobianCompression mass_rate, velocity_force_q, velocity_force_v;
   };
 
@@ -149,6 +154,20 @@ class EquationsDae final : public MechanicalDae {
       for (int i = 0; i < n(); ++i) w.q1[i] = Seed(q[i], c.group_of_column(i) == g);
       eq_.Constraints(D1(t), w.q1.data(), w.out1.data());
       for (auto e = c.begin(g); e != c.end(g); ++e) phi_q(e->row, e->col) = w.out1[e->row].d;
+    }
+  }
+
+  // A hand-written Jacobian (Andrews' squeezer, 7 x 7) comes dense; its models are small.
+  bool has_phi_q_entries() const override { return !HasConstraintJacobian<Equations>::value; }
+  void CalcPhiQEntries(DaeWorkspace& base, double t, ConstVectorRef q,
+                       double* values) const override {
+    MBB_INVARIANT(q.size() == n() && has_phi_q_entries(), "CalcPhiQEntries: q (n)");
+    auto& w = Cast(base);
+    const JacobianCompression& c = Detected().phi_q;
+    for (int g = 0; g < c.num_groups(); ++g) {
+      for (int i = 0; i < n(); ++i) w.q1[i] = Seed(q[i], c.group_of_column(i) == g);
+      eq_.Constraints(D1(t), w.q1.data(), w.out1.data());
+      for (auto e = c.begin(g); e != c.end(g); ++e) *values++ = w.out1[e->row].d;
     }
   }
 
@@ -254,9 +273,13 @@ class EquationsDae final : public MechanicalDae {
     auto& w = Cast(base);
     CalcNonPotentialForces(w, t, q, v);
     for (int j = 0; j < n(); ++j) forces[j] = w.f[j];
-    // -dV/dq, one pass per coordinate V depends on (DetectPotentialStructure).
+    // -dV/dq: the constant part stored, one pass per other coordinate V depends on
+    // (DetectPotentialStructure; a pass per coordinate made a chain's forces O(n^2)).
+    const Structure& structure = Detected();
+    for (size_t k = 0; k < structure.constant_gradient_columns.size(); ++k)
+      forces[structure.constant_gradient_columns[k]] -= structure.constant_gradient[k];
     for (int i = 0; i < n(); ++i) w.q1[i] = D1(q[i]);
-    for (int j : Detected().gradient_columns) {
+    for (int j : structure.varying_gradient_columns) {
       w.q1[j].d = 1.0;
       forces[j] -= eq_.Potential(D1(t), w.q1.data()).d;
       w.q1[j].d = 0.0;
@@ -464,9 +487,13 @@ class EquationsDae final : public MechanicalDae {
   // Hessian H is zero iff (H w)_i = 0 for a random w (with probability 1), so n second-order
   // passes find it instead of n (n + 1) / 2. Uniform gravity is linear in q: no Hessian
   // pass at all, the largest cost of a Newmark step on a long chain before (n_four_bar).
+  // A column whose Hessian row is zero and whose dV/dq_i came out bit for bit the same at the
+  // three states (different q and t) has that dV/dq_i everywhere: it is stored, and the
+  // force evaluation needs no pass for it.
   void DetectPotentialStructure(Structure& out) const {
     const int cols = n();
-    std::vector<char> depends(cols, 0), curved(cols, 0);
+    std::vector<char> depends(cols, 0), curved(cols, 0), changes(cols, 0);
+    std::vector<double> gradient(cols, 0.0);
     Workspace w(cols, m());
     RandomStates random;
     std::vector<double> q(cols), direction(cols);
@@ -480,11 +507,19 @@ class EquationsDae final : public MechanicalDae {
         const D2 value = eq_.Potential(D2(t), w.q2.data());
         if (!(value.v.d == 0.0)) depends[i] = 1;
         if (!(value.d.d == 0.0)) curved[i] = depends[i] = 1;
+        if (trial == 0) gradient[i] = value.v.d;
+        if (!(value.v.d == gradient[i])) changes[i] = 1;  // a NaN changes too
       }
     }
     for (int i = 0; i < cols; ++i) {
       if (depends[i]) out.gradient_columns.push_back(i);
       if (curved[i]) out.hessian_columns.push_back(i);
+      if (depends[i] && !curved[i] && !changes[i]) {
+        out.constant_gradient_columns.push_back(i);
+        out.constant_gradient.push_back(gradient[i]);
+      } else if (depends[i]) {
+        out.varying_gradient_columns.push_back(i);
+      }
     }
   }
 

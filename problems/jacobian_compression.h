@@ -20,6 +20,7 @@ class JacobianCompression {
 
   int num_groups() const { return static_cast<int>(group_begin_.size()) - 1; }
   int num_columns() const { return static_cast<int>(group_of_column_.size()); }
+  int num_entries() const { return static_cast<int>(entries_.size()); }
   int group_of_column(int col) const { return group_of_column_[col]; }
 
   struct Entry {

@@ -16,6 +16,7 @@
 #include <Eigen/Dense>
 #include <memory>
 
+#include "problems/invariant.h"
 #include "problems/jacobian_compression.h"
 
 namespace mbb {
@@ -102,6 +103,17 @@ class MechanicalDae {
   /// through the coordinates Phi_r depends on (gamma, d/dt Phi_q) can then be differenced
   /// one group at a time instead of one column at a time.
   virtual const JacobianCompression* constraint_jacobian_pattern() const { return nullptr; }
+
+  /// True if CalcPhiQEntries is available (then constraint_jacobian_pattern() is not null).
+  virtual bool has_phi_q_entries() const { return false; }
+  /// The structural non-zeros of Phi_q at (t, q), in the order of the entries of
+  /// constraint_jacobian_pattern() (group by group), without forming the m x n matrix. For
+  /// the sparse constraint solves (problems/sparse_constraint_system.h), whose cost must not
+  /// grow with m n.
+  virtual void CalcPhiQEntries(DaeWorkspace& /*ws*/, double /*t*/, ConstVectorRef /*q*/,
+                               double* /*values*/) const {
+    MBB_INVARIANT(false, "CalcPhiQEntries: this DAE does not give Phi_q's entries");
+  }
 
  protected:
   MechanicalDae(int n, int m) : n_(n), m_(m) {}

@@ -125,6 +125,36 @@ TEST_CASE("DAE evaluations, the acceleration solve and projection do not allocat
   }
 }
 
+TEST_CASE("the sparse constraint solves do not allocate", "[allocations]") {
+  // n_four_bar N = 20 (123 coordinates): past the `auto` threshold, so the ODE form takes
+  // the sparse route by default.
+  const Problem p =
+      BuildProblem("n_four_bar", ParameterSet(std::map<std::string, std::string>{{"N", "20"}}));
+  const MechanicalDae& dae = *p.dae;
+  auto ws = dae.MakeWorkspace();
+  const int n = p.n(), m = p.m();
+  Vector q = p.q0, v = Vector::Constant(n, 0.1), a(n), lambda(m);
+  AccelerationSolver solver(dae, *ws, {}, ConstraintSolves::kAuto);
+  CHECK(AllocationsIn([&] { solver.Solve(0.1, q, v, a, lambda); }) == 0);
+  CHECK(solver.last_solve_sparse());
+  ConstraintProjector projector(dae, *ws, ConstraintSolves::kAuto);
+  Vector qp = q;
+  CHECK(AllocationsIn([&] {
+          qp = q;
+          qp[0] += 1e-6;
+          projector.ProjectPositions(0.1, qp, 1e-14, 5);
+          projector.ProjectVelocities(0.1, qp, v);
+        }) == 0);
+  CHECK(projector.last_rank() == m);
+  FirstOrderOde ode(p, OdeFormOptions{});
+  std::vector<double> y(2 * n, 0.0), dydt(2 * n);
+  Eigen::Map<Vector>(y.data(), n) = p.q0;
+  CHECK(AllocationsIn([&] {
+          ode.Rhs(0.1, y.data(), dydt.data());
+          ode.Project(0.1, y.data());
+        }) == 0);
+}
+
 TEST_CASE("continued-qr and traditional-qr steps do not allocate", "[allocations]") {
   // A run of 2N steps makes exactly as many allocations as a run of N steps (Begin sizes
   // every buffer); slider_crank_3d has 20 constraints, so the general exp(Omega h) is used.

@@ -47,6 +47,37 @@ TEST_CASE("the Hessian of V is evaluated only on its structurally non-zero rows"
   CHECK(forces[2] == -0.5);
 }
 
+// V = t q0 + 2 q1: both linear in q, but dV/dq0 changes with t, so only q1's gradient may be
+// stored (DetectPotentialStructure); a stored q0 gradient would give the force at the
+// detection's time at every t.
+struct TimeVaryingLinearPotential : EquationDefaults {
+  static constexpr bool kConstantMass = true;
+  int num_coordinates() const { return 2; }
+  int num_constraints() const { return 0; }
+  template <class T>
+  void Constraints(const T&, const T*, T*) const {}
+  template <class T>
+  void MassMatrix(const T*, T* mass) const {
+    mass[0] = mass[3] = T(1.0);
+  }
+  template <class T>
+  T Potential(const T& t, const T* q) const {
+    return t * q[0] + 2.0 * q[1];
+  }
+};
+
+TEST_CASE("a stored potential gradient is one that depends on neither q nor t", "[speed]") {
+  const EquationsDae<TimeVaryingLinearPotential> dae{TimeVaryingLinearPotential{}};
+  auto ws = dae.MakeWorkspace();
+  const Vector q = Vector::Constant(2, 0.5), v = Vector::Zero(2);
+  Vector forces(2);
+  for (const double t : {0.0, 1.5, -3.0}) {
+    dae.CalcForces(*ws, t, q, v, forces);
+    CHECK(forces[0] == -t);
+    CHECK(forces[1] == -2.0);
+  }
+}
+
 TEST_CASE("a gravity-only model has no Hessian pass", "[speed]") {
   const Problem p = BuildSpecProblem(Spec("n_four_bar", "odeint-rk4", {{"N", "3"}}, {}, 0.0));
   // Uniform gravity is linear in q; the model layer's DAE is an EquationsDae, whose

@@ -3,7 +3,7 @@
 namespace mbb {
 
 AccelerationSolver::AccelerationSolver(const MechanicalDae& dae, DaeWorkspace& ws,
-                                       BaumgarteGains gains)
+                                       BaumgarteGains gains, ConstraintSolves solves)
     : dae_(dae),
       ws_(ws),
       gains_(gains),
@@ -20,7 +20,13 @@ AccelerationSolver::AccelerationSolver(const MechanicalDae& dae, DaeWorkspace& w
       work_m_(m_),
       rhs_(n_),
       z_(n_),
-      residual_(n_) {}
+      residual_(n_) {
+  if (solves != ConstraintSolves::kDense && m_ > 0 && dae_.has_constant_mass_matrix()) {
+    dae_.CalcMassMatrix(ws_, Vector::Zero(n_), mass_);  // constant: any q
+    constant_mass_ready_ = true;
+    sparse_ = SparseConstraintSystem::Make(dae_, &mass_, solves);
+  }
+}
 
 bool AccelerationSolver::Solve(double t, ConstVectorRef q, ConstVectorRef v, VectorRef a,
                                VectorRef lambda) {
@@ -30,6 +36,33 @@ bool AccelerationSolver::Solve(double t, ConstVectorRef q, ConstVectorRef v, Vec
   }
   dae_.CalcForces(ws_, t, q, v, forces_);
 
+  // The sparse route while the rank is full (a redundant model's cap is below m).
+  sparse_solved_ = sparse_ && max_rank_ >= m_ && sparse_->Factor(ws_, t, q);
+  if (sparse_solved_) {
+    CalcStabilizedGamma(t, q, v);
+    sparse_->ApplyInverseMetric(forces_, a);  // the unconstrained M^-1 Q
+    sparse_->MultiplyJacobian(a, work_m_);
+    gamma_ -= work_m_;
+    sparse_->SolveMinimumNorm(gamma_, residual_, lambda);
+    a += residual_;
+    lambda = -lambda;
+    return a.allFinite() && lambda.allFinite();
+  }
+  return SolveDense(t, q, v, a, lambda);
+}
+
+void AccelerationSolver::CalcStabilizedGamma(double t, ConstVectorRef q, ConstVectorRef v) {
+  dae_.CalcGamma(ws_, t, q, v, gamma_);
+  if (gains_.alpha != 0.0 || gains_.beta != 0.0) {
+    dae_.CalcVelocityResidual(ws_, t, q, v, work_m_);
+    gamma_ -= 2.0 * gains_.alpha * work_m_;
+    dae_.CalcPhi(ws_, t, q, work_m_);
+    gamma_ -= gains_.beta * gains_.beta * work_m_;
+  }
+}
+
+bool AccelerationSolver::SolveDense(double t, ConstVectorRef q, ConstVectorRef v, VectorRef a,
+                                    VectorRef lambda) {
   if (m_ == 0) {
     reduced_llt_.compute(mass_);
     if (reduced_llt_.info() != Eigen::Success) return false;
@@ -45,13 +78,7 @@ bool AccelerationSolver::Solve(double t, ConstVectorRef q, ConstVectorRef v, Vec
 
   // Particular acceleration a_p = Y y with R11^T y = (P^T gamma_s)_1: the minimum-norm
   // solution of Phi_q a = gamma_s.
-  dae_.CalcGamma(ws_, t, q, v, gamma_);
-  if (gains_.alpha != 0.0 || gains_.beta != 0.0) {
-    dae_.CalcVelocityResidual(ws_, t, q, v, work_m_);
-    gamma_ -= 2.0 * gains_.alpha * work_m_;
-    dae_.CalcPhi(ws_, t, q, work_m_);
-    gamma_ -= gains_.beta * gains_.beta * work_m_;
-  }
+  CalcStabilizedGamma(t, q, v);
   factorization_.SolveMinimumNorm(gamma_, a);
 
   // Tangent part: (Z^T M Z) z = Z^T (Q - M a_p).

@@ -8,6 +8,12 @@
 // R11^T y = (P^T gamma_s)_1 and (Z^T M Z) z = Z^T (Q - M Y y). Redundant constraints
 // (r < m) and a mass matrix singular off the tangent space (the stiff pendulum's
 // M = diag(m, m, 0)) are both handled; lambda is the least-squares multiplier.
+//
+// On a large sparse model with a constant block-diagonal mass matrix (`ConstraintSolves`
+// kAuto or kSparse) the same equations are solved as a = M^-1 Q + M^-1 Phi_q^T mu with
+// (Phi_q M^-1 Phi_q^T) mu = gamma_s - Phi_q M^-1 Q, lambda = -mu, by the sparse system of
+// problems/sparse_constraint_system.h: O(n) on a chain. Where it does not factor (a singular
+// position, redundant rows) that call takes the null-space route above.
 // Storage is allocated at construction; Solve() does not allocate while the rank is
 // unchanged.
 #pragma once
@@ -16,6 +22,7 @@
 
 #include "problems/constraint_factorization.h"
 #include "problems/mechanical_dae.h"
+#include "problems/sparse_constraint_system.h"
 
 namespace mbb {
 
@@ -26,21 +33,27 @@ struct BaumgarteGains {
 
 class AccelerationSolver {
  public:
-  AccelerationSolver(const MechanicalDae& dae, DaeWorkspace& ws, BaumgarteGains gains = {});
+  AccelerationSolver(const MechanicalDae& dae, DaeWorkspace& ws, BaumgarteGains gains = {},
+                     ConstraintSolves solves = ConstraintSolves::kDense);
 
   /// Computes a (n) and lambda (m). Returns false if Z^T M Z is not positive definite
   /// (the mass matrix is singular on the tangent space).
   bool Solve(double t, ConstVectorRef q, ConstVectorRef v, VectorRef a, VectorRef lambda);
 
-  int last_rank() const { return factorization_.rank(); }
-  /// Numerical rank of Phi_q at the last Solve before the cap of set_max_rank.
-  int last_computed_rank() const { return factorization_.computed_rank(); }
+  int last_rank() const { return sparse_solved_ ? m_ : factorization_.rank(); }
+  /// Numerical rank of Phi_q at the last Solve before the cap of set_max_rank (m when the
+  /// sparse system factored: its pivots bound the rows away from dependence).
+  int last_computed_rank() const { return sparse_solved_ ? m_ : factorization_.computed_rank(); }
+  /// True if the last Solve took the sparse route.
+  bool last_solve_sparse() const { return sparse_solved_; }
   /// Caps the rank of Phi_q in later solves (ConstraintFactorization::Compute): a caller
   /// that knows the rank on the manifold keeps a redundant row, whose singular value is
   /// only the drift off the manifold, from being inverted (first_order_ode.h).
   void set_max_rank(int max_rank) { max_rank_ = max_rank; }
 
  private:
+  bool SolveDense(double t, ConstVectorRef q, ConstVectorRef v, VectorRef a, VectorRef lambda);
+  void CalcStabilizedGamma(double t, ConstVectorRef q, ConstVectorRef v);  // gamma_s
   const MechanicalDae& dae_;
   DaeWorkspace& ws_;
   BaumgarteGains gains_;
@@ -48,6 +61,8 @@ class AccelerationSolver {
   Matrix mass_, phi_q_, z_mass_, reduced_;
   ConstraintFactorization factorization_;
   Eigen::LLT<Matrix> reduced_llt_;
+  std::unique_ptr<SparseConstraintSystem> sparse_;
+  bool sparse_solved_ = false;
   Vector forces_, gamma_, work_m_, rhs_, z_, residual_;
   bool constant_mass_ready_ = false;
   int max_rank_ = INT_MAX;

@@ -9,6 +9,7 @@ OdeFormOptions OdeFormOptions::FromParameters(const ParameterSet& p) {
   o.projection = p.GetString("projection", "on") == "on";
   o.gains.alpha = p.GetDouble("baumgarte_alpha", 0.0);
   o.gains.beta = p.GetDouble("baumgarte_beta", 0.0);
+  o.solves = ParseConstraintSolves(p.GetString("constraint_solves", "auto"));
   return o;
 }
 
@@ -16,7 +17,13 @@ std::vector<ParameterSpec> OdeFormOptions::Specs() {
   return {
       {"projection", "on", "project q and v onto the constraints after each step", {"on", "off"}},
       {"baumgarte_alpha", "0", "Baumgarte velocity gain, 1/s", {}},
-      {"baumgarte_beta", "0", "Baumgarte position gain, 1/s", {}}};
+      {"baumgarte_beta", "0", "Baumgarte position gain, 1/s", {}},
+      {"constraint_solves",
+       "auto",
+       "acceleration and projection solves: dense QR, sparse Cholesky of Phi_q M^-1 Phi_q^T, or "
+       "auto (sparse from " +
+           std::to_string(kSparseMinCoordinates) + " coordinates on)",
+       {"auto", "dense", "sparse"}}};
 }
 
 FirstOrderOde::FirstOrderOde(const Problem& problem, const OdeFormOptions& options)
@@ -24,8 +31,8 @@ FirstOrderOde::FirstOrderOde(const Problem& problem, const OdeFormOptions& optio
       n_(problem.n()),
       m_(problem.m()),
       ws_(problem.dae->MakeWorkspace()),
-      solver_(*problem.dae, *ws_, options.gains),
-      projector_(*problem.dae, *ws_),
+      solver_(*problem.dae, *ws_, options.gains, options.solves),
+      projector_(*problem.dae, *ws_, options.solves),
       q_(n_),
       v_(n_),
       a_(n_),
@@ -38,6 +45,7 @@ bool FirstOrderOde::Rhs(double t, const double* y, double* dydt) {
   const bool ok = solver_.Solve(t, q_, v_, a_, lambda_);
   if (rank_from_next_rhs_) {  // the rank on the manifold caps later solves (header)
     solver_.set_max_rank(solver_.last_computed_rank());
+    projector_.set_manifold_rank(solver_.last_computed_rank());
     rank_from_next_rhs_ = false;
   }
   Eigen::Map<Vector>(dydt, n_) = v_;

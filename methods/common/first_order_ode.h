@@ -24,10 +24,12 @@
 namespace mbb {
 
 /// Options shared by the ODE baselines, read from the method parameters
-/// `projection` (on|off), `baumgarte_alpha`, `baumgarte_beta`.
+/// `projection` (on|off), `baumgarte_alpha`, `baumgarte_beta`, `constraint_solves`
+/// (auto|dense|sparse: problems/sparse_constraint_system.h).
 struct OdeFormOptions {
   bool projection = true;
   BaumgarteGains gains;
+  ConstraintSolves solves = ConstraintSolves::kAuto;
   static OdeFormOptions FromParameters(const ParameterSet& p);
   static std::vector<ParameterSpec> Specs();
 };
