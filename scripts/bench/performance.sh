@@ -5,7 +5,8 @@
 #      the goals' criteria: per method the cheapest passing h / rtol (both for methods with
 #      both modes), timed (median and min of REPEATS runs), and the ratio of Simbody's time
 #      to each method's; bricard also with samples=interpolate;
-#   2. n_four_bar scaling, N = 2 ... 200: time per step of odeint-rk4 and tangent-newmark
+#   2. n_four_bar scaling, N = 2 ... 200: time per step of odeint-rk4 (default and sparse
+#      constraint solves) and tangent-newmark
 #      (median of REPEATS), and the exponent p of a least-squares fit t ~ n^p;
 #   3. the main job: `mbbench run --repeats 0` and `mbbench run` (wall and user time).
 # Output: $OUT/tables.md (paste into docs/performance.md) and the JSON of every search.
@@ -60,13 +61,23 @@ FORMULATION=joint-tree fastest slider_crank_3d --criterion energy_drift=1e-3 \
   --criterion output_error=1e-3
 
 # Goal 5: n_four_bar scaling, fixed h = 1e-3 over 0.02 s (20 steps; the per-step cost).
+# odeint-rk4 as a user gets it (constraint_solves=auto: the QR below 60 coordinates, the
+# sparse Cholesky from there on), with the sparse solves at every size, and tangent-newmark.
 : >"$OUT/scaling.tsv"
 for N in 2 5 10 20 50 100 200; do
-  for method in odeint-rk4 tangent-newmark; do
-    "$BIN" run -p n_four_bar --param N=$N -m $method --h 1e-3 --t-end 0.02 \
-      --repeats "$REPEATS" --out "$OUT/scaling_${N}_$method" >/dev/null 2>&1 || true
-    f=$(ls "$OUT/scaling_${N}_$method"/n_four_bar*.json 2>/dev/null | head -1)
-    [ -n "$f" ] && echo -e "$N\t$method\t$f" >>"$OUT/scaling.tsv"
+  for variant in odeint-rk4 odeint-rk4:sparse tangent-newmark; do
+    method=${variant%%:*}
+    settings=()
+    label=$method
+    if [ "$variant" != "$method" ]; then
+      settings=(--set "constraint_solves=${variant#*:}")
+      label="$method constraint_solves=${variant#*:}"
+    fi
+    dir="$OUT/scaling_${N}_${variant/:/_}"
+    "$BIN" run -p n_four_bar --param N=$N -m "$method" "${settings[@]}" --h 1e-3 --t-end 0.02 \
+      --repeats "$REPEATS" --out "$dir" >/dev/null 2>&1 || true
+    f=$(ls "$dir"/n_four_bar*.json 2>/dev/null | head -1)
+    [ -n "$f" ] && echo -e "$N\t$label\t$f" >>"$OUT/scaling.tsv"
   done
 done
 
