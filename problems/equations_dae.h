@@ -361,11 +361,16 @@ class EquationsDae final : public MechanicalDae {
                     ConstVectorRef v) const override {
     MBB_INVARIANT(q.size() == n() && v.size() == n(), "CalcEnergy: q, v (n)");
     auto& w = Cast(base);
-    std::fill(w.mass.begin(), w.mass.end(), 0.0);
-    eq_.MassMatrix(q.data(), w.mass.data());
     double kinetic = 0.0;
-    for (int j = 0; j < n(); ++j)
-      for (int i = 0; i < n(); ++i) kinetic += v[i] * w.mass[i + j * n()] * v[j];
+    if constexpr (Equations::kConstantMass) {
+      // The stored non-zeros: O(n) per call on a chain instead of the n x n matrix.
+      for (const MassEntry& e : ConstantMassEntries()) kinetic += v[e.row] * e.value * v[e.col];
+    } else {
+      std::fill(w.mass.begin(), w.mass.end(), 0.0);
+      eq_.MassMatrix(q.data(), w.mass.data());
+      for (int j = 0; j < n(); ++j)
+        for (int i = 0; i < n(); ++i) kinetic += v[i] * w.mass[i + j * n()] * v[j];
+    }
     return 0.5 * kinetic + eq_.Potential(t, q.data());
   }
 
@@ -582,7 +587,27 @@ class EquationsDae final : public MechanicalDae {
     return structure_;
   }
 
+  struct MassEntry {
+    int row, col;
+    double value;
+  };
+  // The non-zeros of a constant mass matrix, found on first use (once per DAE).
+  const std::vector<MassEntry>& ConstantMassEntries() const {
+    std::call_once(mass_entries_once_, [this] {
+      std::vector<double> mass(static_cast<size_t>(n()) * n(), 0.0);
+      const std::vector<double> q(n(), 0.0);  // constant: any q
+      eq_.MassMatrix(q.data(), mass.data());
+      for (int j = 0; j < n(); ++j)
+        for (int i = 0; i < n(); ++i)
+          if (mass[i + static_cast<size_t>(j) * n()] != 0.0)
+            mass_entries_.push_back({i, j, mass[i + static_cast<size_t>(j) * n()]});
+    });
+    return mass_entries_;
+  }
+
   Equations eq_;
+  mutable std::once_flag mass_entries_once_;
+  mutable std::vector<MassEntry> mass_entries_;
   // Found on first use, once per DAE (thread-safe: a Problem is shared by parallel runs).
   // Not in the constructor: the detection costs O(n^2) memory and more, which a model used
   // only for its outputs or energy (the joint-tree formulation's free bodies, N = 1e5)
