@@ -10,8 +10,8 @@
 #include "harness/metrics_observer.h"
 #include "harness/model_file.h"
 #include "harness/reference_maker.h"
-#include "problems/constraint_factorization.h"
 #include "problems/format.h"
+#include "problems/sparse_constraint_system.h"
 
 namespace mbb {
 
@@ -118,11 +118,7 @@ void CheckSettingsUsed(const RunSpec& spec, const MethodEntry& entry,
 int ConstraintRank(const Problem& problem) {
   if (problem.m() == 0) return 0;
   auto ws = problem.dae->MakeWorkspace();
-  Matrix phi_q(problem.m(), problem.n());
-  problem.dae->CalcPhiQ(*ws, problem.t0, problem.q0, phi_q);
-  ConstraintFactorization factorization(problem.m(), problem.n());
-  factorization.Compute(phi_q);
-  return factorization.rank();
+  return ConstraintRankAt(*problem.dae, *ws, problem.t0, problem.q0);
 }
 }  // namespace
 

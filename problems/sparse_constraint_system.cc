@@ -2,6 +2,7 @@
 
 #include <numeric>
 
+#include "problems/constraint_factorization.h"
 #include "problems/parameters.h"
 
 namespace mbb {
@@ -12,6 +13,18 @@ ConstraintSolves ParseConstraintSolves(const std::string& value) {
   if (value == "sparse") return ConstraintSolves::kSparse;
   throw InputError("parameter 'constraint_solves' = '" + value +
                    "': must be auto, dense or sparse");
+}
+
+int ConstraintRankAt(const MechanicalDae& dae, DaeWorkspace& ws, double t, ConstVectorRef q) {
+  const int m = dae.num_constraints(), n = dae.num_coordinates();
+  if (m == 0) return 0;
+  auto sparse = SparseConstraintSystem::Make(dae, nullptr, ConstraintSolves::kAuto);
+  if (sparse && sparse->Factor(ws, t, q)) return m;
+  Matrix phi_q(m, n);
+  dae.CalcPhiQ(ws, t, q, phi_q);
+  ConstraintFactorization factorization(m, n);
+  factorization.Compute(phi_q);
+  return factorization.rank();
 }
 
 std::unique_ptr<SparseConstraintSystem> SparseConstraintSystem::Make(const MechanicalDae& dae,

@@ -40,6 +40,11 @@ ConstraintSolves ParseConstraintSolves(const std::string& value);  // "auto" | "
 /// Coordinates from which `auto` takes the sparse route (measured: docs/performance.md).
 inline constexpr int kSparseMinCoordinates = 60;
 
+/// The numerical rank of Phi_q at (t, q) as ConstraintFactorization reports it: m without
+/// the O(n^2 m) QR when the sparse system (`auto`) factors, since its pivot tolerance keeps
+/// the rows far further from dependence than the QR's rank threshold; the QR otherwise.
+int ConstraintRankAt(const MechanicalDae& dae, DaeWorkspace& ws, double t, ConstVectorRef q);
+
 class SparseConstraintSystem {
  public:
   /// A pivot of S below this times its diagonal entry refuses the factorisation (header).

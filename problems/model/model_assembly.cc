@@ -1,9 +1,9 @@
 #include "problems/model/model_assembly.h"
 
 #include "problems/consistent_initial_conditions.h"
-#include "problems/constraint_factorization.h"
 #include "problems/format.h"
 #include "problems/parameters.h"
+#include "problems/sparse_constraint_system.h"
 
 namespace mbb {
 namespace {
@@ -192,9 +192,7 @@ AssemblyReport AssembleInitialState(const ModelDescription& model,
                        Format(report.velocity_residual_after) +
                        "; largest change of a stated velocity " + Format(stated_v_change) + ")");
   }
-  ConstraintFactorization factorization(m, n);
-  factorization.Compute(phi_q);
-  report.rank = factorization.rank();
+  report.rank = ConstraintRankAt(dae, *ws, t0, q);
   return report;
 }
 
