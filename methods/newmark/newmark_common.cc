@@ -22,6 +22,16 @@ std::vector<ParameterSpec> NewmarkParameters::Specs() {
   };
 }
 
+std::vector<ParameterSpec> NewmarkParameters::ModifiedNewtonSpecs() {
+  std::vector<ParameterSpec> specs = Specs();
+  specs.push_back({"derivatives",
+                   "per-step",
+                   "derivative terms of the Newton matrix: taken at each step's first iterate "
+                   "(per-step) or kept across steps while the iteration contracts (reuse)",
+                   {"per-step", "reuse"}});
+  return specs;
+}
+
 NewmarkParameters NewmarkParameters::FromParameters(const ParameterSet& p,
                                                     bool require_positive_beta) {
   NewmarkParameters out;
@@ -39,6 +49,10 @@ NewmarkParameters NewmarkParameters::FromParameters(const ParameterSet& p,
   out.gamma = p.GetDouble("gamma", out.gamma);
   out.beta = p.GetDouble("beta", out.beta);
   out.tol = p.GetDouble("tol", out.tol);
+  const std::string derivatives = p.GetString("derivatives", "per-step");
+  if (derivatives != "per-step" && derivatives != "reuse")
+    throw InputError("derivatives = '" + derivatives + "': must be per-step or reuse");
+  out.reuse_derivatives = derivatives == "reuse";
   const double iterations = p.GetDouble("max_iterations", out.max_iterations);
   if (!(out.gamma > 0.0)) throw InputError("gamma = " + FormatNumber(out.gamma) + ": must be > 0");
   if (require_positive_beta ? !(out.beta > 0.0) : !(out.beta >= 0.0))

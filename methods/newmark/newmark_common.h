@@ -28,12 +28,19 @@ struct NewmarkParameters {
   std::string scheme = "trapezoidal";
   double tol = 1e-10;       // Newton: relative change of q, v and a
   int max_iterations = 25;  // Newton iterations per step
+  // `derivatives=reuse` (the constrained methods' modified Newton): the derivative terms of
+  // the iteration matrix are kept from one step to the next while the iteration contracts,
+  // instead of being taken afresh at each step's first iterate (`per-step`, the default).
+  bool reuse_derivatives = false;
 
-  /// Reads scheme/gamma/beta/tol/max_iterations; throws InputError on bad values.
+  /// Reads scheme/gamma/beta/tol/max_iterations/derivatives; throws InputError on bad values.
   /// `require_positive_beta` for displacement-based schemes that divide by beta.
   static NewmarkParameters FromParameters(const ParameterSet& p, bool require_positive_beta);
   /// The parameter specs (scheme, gamma, beta, tol, max_iterations).
   static std::vector<ParameterSpec> Specs();
+  /// Specs() and `derivatives`, for the methods with a modified Newton iteration
+  /// (newmark-index3, tangent-newmark).
+  static std::vector<ParameterSpec> ModifiedNewtonSpecs();
 };
 
 /// Eq. (26): the largest stable step for the frequency omega (rad/s), or +inf if the scheme

@@ -21,7 +21,8 @@
 // Modified Newton: d(M a)/dq, dQ/dq, dQ/dv and the reaction stiffness are evaluated at the
 // first iterate of a step and kept while each correction shrinks by at least
 // kSlowContraction and stays below kLargeCorrection (else refreshed); M, Q, Phi and Phi_q
-// are fresh at every iterate. Paper 001 obtains the linearised terms "in a numerical way"
+// are fresh at every iterate (`derivatives=reuse`: kept across steps too, while the last
+// pass of a step contracted well). Paper 001 obtains the linearised terms "in a numerical way"
 // and iterates (section 2, after eq. 6); the residual is exact, so the converged step is
 // the same to the tolerance.
 //
@@ -66,6 +67,7 @@ struct Index3Workspace final : FixedStepWorkspace {
   Matrix mass, dq, dv, dma, reaction, phi_q, kkt;
   Eigen::PartialPivLU<Matrix> lu;
   Vector forces, phi, rhs, delta, q_pred, v_pred;
+  bool derivatives_reusable = false;  // `derivatives=reuse`: the last step contracted well
 };
 
 class NewmarkIndex3 final : public FixedStepMethod {
@@ -93,7 +95,8 @@ class NewmarkIndex3 final : public FixedStepMethod {
     s.q.noalias() = w.q_pred + bh2 * s.a;  // start from a_{n+1} = a_n, lambda_{n+1} = lambda_n
     // Modified Newton (header comment): derivative terms at the first iterate, refreshed
     // only when an iteration contracts slowly.
-    bool refresh = true;
+    bool refresh = !(params_.reuse_derivatives && w.derivatives_reusable);
+    w.derivatives_reusable = false;
     double previous_norm = std::numeric_limits<double>::infinity();
     for (int k = 0; k < params_.max_iterations; ++k) {
       s.a = (s.q - w.q_pred) / bh2;
@@ -136,6 +139,7 @@ class NewmarkIndex3 final : public FixedStepMethod {
                          4.0 * eps * (1.0 + s.q.lpNorm<Eigen::Infinity>())) {
         s.a = (s.q - w.q_pred) / bh2;
         s.v.noalias() = w.v_pred + gamma * h * s.a;
+        w.derivatives_reusable = !refresh;
         return StepStatus::Ok();
       }
     }

@@ -21,8 +21,8 @@ std::vector<MethodEntry> NewmarkMethodEntries() {
        {{"form", "minimal"}}},
       {"newmark-index3",
        "classical index-3 Newmark on q with Lagrange multipliers, Newton on [q, lambda]",
-       "paper 001 s2 Fig 1, eqs 7, 10, 28-30", true, false, NewmarkParameters::Specs(),
-       MakeNewmarkIndex3, nullptr,
+       "paper 001 s2 Fig 1, eqs 7, 10, 28-30", true, false,
+       NewmarkParameters::ModifiedNewtonSpecs(), MakeNewmarkIndex3, nullptr,
        // Default scheme trapezoidal (gamma = 1/2): second order (paper 001 s6, "the trapezoidal
        // rule is considered as 2nd order"); Phi = 0 is solved in the Newton iteration, the
        // velocity and acceleration levels are not imposed (index 3).
@@ -43,7 +43,7 @@ std::vector<MethodEntry> NewmarkMethodEntries() {
        {{"form", "minimal"}}},
       {"tangent-newmark",
        "Newmark integrated in the tangent space of the linearised constraint manifold",
-       "paper 001 s5 eqs 32-58, Fig 11", true, false, NewmarkParameters::Specs(),
+       "paper 001 s5 eqs 32-58, Fig 11", true, false, NewmarkParameters::ModifiedNewtonSpecs(),
        MakeTangentNewmark, nullptr,
        // Default trapezoidal: second order; the constraints and "all the relevant
        // derivatives" are verified at every step (paper 001 abstract, s5 eqs 34, 38, 42).
