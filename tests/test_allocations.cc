@@ -57,6 +57,33 @@ long AllocationsIn(F&& f) {
 
 }  // namespace
 
+namespace {
+
+// Allocations in a position and velocity projection from q perturbed.
+long ProjectionAllocations(ConstraintProjector& projector, const Vector& q, Vector v) {
+  Vector qp = q;
+  return AllocationsIn([&] {
+    qp = q;
+    qp[0] += 1e-6;
+    projector.ProjectPositions(0.1, qp, 1e-14, 5);
+    projector.ProjectVelocities(0.1, qp, v);
+  });
+}
+
+// Allocations in a right-hand side and a projection of the ODE form (default options).
+long OdeFormAllocations(const Problem& p) {
+  const int n = p.n();
+  FirstOrderOde ode(p, OdeFormOptions{});
+  std::vector<double> y(2 * n, 0.0), dydt(2 * n);
+  Eigen::Map<Vector>(y.data(), n) = p.q0;
+  return AllocationsIn([&] {
+    ode.Rhs(0.1, y.data(), dydt.data());
+    ode.Project(0.1, y.data());
+  });
+}
+
+}  // namespace
+
 TEST_CASE("DAE evaluations, the acceleration solve and projection do not allocate",
           "[allocations]") {
   // Hand-written DAEs, and the joint-tree formulation: a spatial tree (gyro_top), loops
@@ -107,21 +134,8 @@ TEST_CASE("DAE evaluations, the acceleration solve and projection do not allocat
     CHECK(AllocationsIn([&] { solver.Solve(0.1, q, v, a, lambda); }) == 0);
 
     ConstraintProjector projector(dae, *ws);
-    Vector qp = q;
-    CHECK(AllocationsIn([&] {
-            qp = q;
-            qp[0] += 1e-6;
-            projector.ProjectPositions(0.1, qp, 1e-14, 5);
-            projector.ProjectVelocities(0.1, qp, v);
-          }) == 0);
-
-    FirstOrderOde ode(p, OdeFormOptions{});
-    std::vector<double> y(2 * n, 0.0), dydt(2 * n);
-    Eigen::Map<Vector>(y.data(), n) = p.q0;
-    CHECK(AllocationsIn([&] {
-            ode.Rhs(0.1, y.data(), dydt.data());
-            ode.Project(0.1, y.data());
-          }) == 0);
+    CHECK(ProjectionAllocations(projector, q, v) == 0);
+    CHECK(OdeFormAllocations(p) == 0);
   }
 }
 
@@ -138,21 +152,9 @@ TEST_CASE("the sparse constraint solves do not allocate", "[allocations]") {
   CHECK(AllocationsIn([&] { solver.Solve(0.1, q, v, a, lambda); }) == 0);
   CHECK(solver.last_solve_sparse());
   ConstraintProjector projector(dae, *ws, ConstraintSolves::kAuto);
-  Vector qp = q;
-  CHECK(AllocationsIn([&] {
-          qp = q;
-          qp[0] += 1e-6;
-          projector.ProjectPositions(0.1, qp, 1e-14, 5);
-          projector.ProjectVelocities(0.1, qp, v);
-        }) == 0);
+  CHECK(ProjectionAllocations(projector, q, v) == 0);
   CHECK(projector.last_rank() == m);
-  FirstOrderOde ode(p, OdeFormOptions{});
-  std::vector<double> y(2 * n, 0.0), dydt(2 * n);
-  Eigen::Map<Vector>(y.data(), n) = p.q0;
-  CHECK(AllocationsIn([&] {
-          ode.Rhs(0.1, y.data(), dydt.data());
-          ode.Project(0.1, y.data());
-        }) == 0);
+  CHECK(OdeFormAllocations(p) == 0);  // OdeFormOptions' default: auto
 }
 
 TEST_CASE("continued-qr and traditional-qr steps do not allocate", "[allocations]") {
