@@ -64,6 +64,8 @@ bool FirstOrderOde::Project(double t, double* y) {
       projector_.ProjectPositions(t, q, tol, 3) || projector_.last_position_residual() < 1e3 * tol;
   projector_.ProjectVelocities(t, q, v);
   solver_.set_max_rank(projector_.last_rank());  // Phi_q was factored at the projected q
+  // A run that starts at a singular position takes the sparse route again once past it.
+  projector_.set_manifold_rank(projector_.last_rank());
   return ok;
 }
 
