@@ -16,7 +16,7 @@
 // residual of J x = r computed from J itself (the corrected semi-normal equations: Björck,
 // "Numerical Methods for Least Squares Problems", SIAM 1996) recovers the accuracy away
 // from singular positions. Near them, and for redundant constraints, a pivot of S falls
-// below kPivotTolerance of its diagonal entry (J's rows within about 1e-7 of dependent)
+// below kPivotTolerance of its diagonal entry (J's rows within about 1e-5 of dependent)
 // and Factor() refuses: the callers then take the dense, rank-revealing route, which is
 // where redundant rows and singular positions are handled.
 //
@@ -34,10 +34,11 @@ namespace mbb {
 
 /// Which constraint solves a method uses: `dense` (rank-revealing QR,
 /// constraint_factorization.h), `sparse` (this file, whenever the model allows it) or
-/// `auto` (sparse from kSparseMinCoordinates coordinates on, where it is faster).
+/// `auto` (sparse from kSparseMinCoordinates coordinates on; smaller models keep the QR's
+/// results bit for bit, docs/methods.md says why).
 enum class ConstraintSolves { kAuto, kDense, kSparse };
 ConstraintSolves ParseConstraintSolves(const std::string& value);  // "auto" | "dense" | "sparse"
-/// Coordinates from which `auto` takes the sparse route (measured: docs/performance.md).
+/// Coordinates from which `auto` takes the sparse route (n_four_bar from N = 10 on).
 inline constexpr int kSparseMinCoordinates = 60;
 
 /// The numerical rank of Phi_q at (t, q) as ConstraintFactorization reports it: m without
