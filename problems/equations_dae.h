@@ -146,15 +146,10 @@ class EquationsDae final : public MechanicalDae {
       eq_.ConstraintJacobian(t, q.data(), phi_q);
       return;
     }
-    // One pass per column group (jacobian_compression.h): seeded columns share no row.
-    auto& w = Cast(base);
-    const JacobianCompression& c = Detected().phi_q;
     phi_q.setZero();
-    for (int g = 0; g < c.num_groups(); ++g) {
-      for (int i = 0; i < n(); ++i) w.q1[i] = Seed(q[i], c.group_of_column(i) == g);
-      eq_.Constraints(D1(t), w.q1.data(), w.out1.data());
-      for (auto e = c.begin(g); e != c.end(g); ++e) phi_q(e->row, e->col) = w.out1[e->row].d;
-    }
+    ForEachPhiQEntry(Cast(base), t, q, [&](const JacobianCompression::Entry& e, double value) {
+      phi_q(e.row, e.col) = value;
+    });
   }
 
   // A hand-written Jacobian (Andrews' squeezer, 7 x 7) comes dense; its models are small.
@@ -162,13 +157,8 @@ class EquationsDae final : public MechanicalDae {
   void CalcPhiQEntries(DaeWorkspace& base, double t, ConstVectorRef q,
                        double* values) const override {
     MBB_INVARIANT(q.size() == n() && has_phi_q_entries(), "CalcPhiQEntries: q (n)");
-    auto& w = Cast(base);
-    const JacobianCompression& c = Detected().phi_q;
-    for (int g = 0; g < c.num_groups(); ++g) {
-      for (int i = 0; i < n(); ++i) w.q1[i] = Seed(q[i], c.group_of_column(i) == g);
-      eq_.Constraints(D1(t), w.q1.data(), w.out1.data());
-      for (auto e = c.begin(g); e != c.end(g); ++e) *values++ = w.out1[e->row].d;
-    }
+    ForEachPhiQEntry(Cast(base), t, q,
+                     [&](const JacobianCompression::Entry&, double value) { *values++ = value; });
   }
 
   void CalcPhiT(DaeWorkspace& base, double t, ConstVectorRef q, VectorRef phi_t) const override {
@@ -412,6 +402,19 @@ class EquationsDae final : public MechanicalDae {
   int m() const { return num_constraints(); }
 
   static Workspace& Cast(DaeWorkspace& base) { return MBB_DOWNCAST(Workspace, base); }
+
+  // The structural non-zeros of Phi_q by automatic differentiation, one pass per column
+  // group (jacobian_compression.h: seeded columns share no row), handed to
+  // take(entry, value) in the pattern's entry order.
+  template <class Take>
+  void ForEachPhiQEntry(Workspace& w, double t, ConstVectorRef q, Take&& take) const {
+    const JacobianCompression& c = Detected().phi_q;
+    for (int g = 0; g < c.num_groups(); ++g) {
+      for (int i = 0; i < n(); ++i) w.q1[i] = Seed(q[i], c.group_of_column(i) == g);
+      eq_.Constraints(D1(t), w.q1.data(), w.out1.data());
+      for (auto e = c.begin(g); e != c.end(g); ++e) take(*e, w.out1[e->row].d);
+    }
+  }
 
   // The structural non-zeros of Phi_q: the union of the dense AD Jacobians at three
   // pseudo-random states (a structural non-zero vanishing at all three has probability 0;
