@@ -16,7 +16,7 @@ namespace mbb {
 class ConstraintProjector {
  public:
   ConstraintProjector(const MechanicalDae& dae, DaeWorkspace& ws,
-                      ConstraintSolves solves = ConstraintSolves::kDense);
+                      ConstraintSolves solves = ConstraintSolves::kAuto);
 
   /// Newton with minimum-norm steps until ||Phi||_inf <= tol. Returns false if it does not
   /// converge in max_iterations (q then holds the last iterate).

@@ -10,10 +10,11 @@
 // M = diag(m, m, 0)) are both handled; lambda is the least-squares multiplier.
 //
 // On a large sparse model with a constant block-diagonal mass matrix (`ConstraintSolves`
-// kAuto or kSparse) the same equations are solved as a = M^-1 Q + M^-1 Phi_q^T mu with
-// (Phi_q M^-1 Phi_q^T) mu = gamma_s - Phi_q M^-1 Q, lambda = -mu, by the sparse system of
-// problems/sparse_constraint_system.h: O(n) on a chain. Where it does not factor (a singular
-// position, redundant rows) that call takes the null-space route above.
+// kAuto, the default, or kSparse) the same equations are solved as
+// a = M^-1 Q + M^-1 Phi_q^T mu with (Phi_q M^-1 Phi_q^T) mu = gamma_s - Phi_q M^-1 Q,
+// lambda = -mu, by the sparse system of problems/sparse_constraint_system.h: O(n) on a
+// chain. Where it does not factor (a singular position, redundant rows) that call takes the
+// null-space route above.
 // Storage is allocated at construction; Solve() does not allocate while the rank is
 // unchanged.
 #pragma once
@@ -34,7 +35,7 @@ struct BaumgarteGains {
 class AccelerationSolver {
  public:
   AccelerationSolver(const MechanicalDae& dae, DaeWorkspace& ws, BaumgarteGains gains = {},
-                     ConstraintSolves solves = ConstraintSolves::kDense);
+                     ConstraintSolves solves = ConstraintSolves::kAuto);
 
   /// Computes a (n) and lambda (m). Returns false if Z^T M Z is not positive definite
   /// (the mass matrix is singular on the tangent space).
