@@ -7,8 +7,6 @@
 #include "problems/invariant.h"
 
 namespace mbb {
-namespace {
-
 // Reverse Cuthill-McKee: breadth-first from a node of least degree in each connected
 // component, neighbours taken in order of increasing degree, and the whole order reversed
 // (reversal never widens the envelope and usually narrows it: George, Liu 1981, s 4.3).
@@ -42,8 +40,6 @@ std::vector<int> ReverseCuthillMcKee(const std::vector<std::vector<int>>& neighb
   std::reverse(order.begin(), order.end());
   return order;
 }
-
-}  // namespace
 
 void EnvelopeCholesky::Analyze(const std::vector<std::vector<int>>& neighbours) {
   const int size = static_cast<int>(neighbours.size());

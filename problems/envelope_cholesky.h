@@ -14,6 +14,10 @@
 
 namespace mbb {
 
+/// The reverse Cuthill-McKee order of a symmetric pattern (neighbours[i]: the j != i with
+/// A(i, j) structurally non-zero): order[k] is the original index of the k-th pivot.
+std::vector<int> ReverseCuthillMcKee(const std::vector<std::vector<int>>& neighbours);
+
 class EnvelopeCholesky {
  public:
   /// neighbours[i]: the columns j != i with A(i, j) structurally non-zero (symmetric). Chooses

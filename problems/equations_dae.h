@@ -75,16 +75,18 @@ class EquationsDae final : public MechanicalDae {
   using D1 = Dual<double>;
   using D2 = Dual<D1>;
 
+  // The n x n buffers only for a mass matrix that depends on q (a constant one is read from
+  // its stored entries): on a long chain they would be most of a workspace's cost.
   struct Workspace final : DaeWorkspace {
     Workspace(int n, int m)
         : q(n),
           v(n),
           f(n),
-          mass(n * n),
+          mass(Equations::kConstantMass ? 0 : n * n),
           q1(n),
           v1(n),
           out1(std::max(n, m)),
-          mass1(n * n),
+          mass1(Equations::kConstantMass ? 0 : n * n),
           q2(n),
           out2(std::max(n, m)) {}
     std::vector<double> q, v, f, mass;
@@ -93,7 +95,7 @@ class EquationsDae final : public MechanicalDae {
   };
 
   // What DetectConstraintJacobianPattern, DetectPotentialStructure and
-  // DetectMassAndVelocityForcePatterns find: the structure the derivatives exploit.
+  // DetectMassAndForcePatterns find: the structure the derivatives exploit.
   struct Structure {
     JacobianCompression phi_q;
     std::vector<int> gradient_columns, hessian_columns;
@@ -103,6 +105,21 @@ class EquationsDae final : public MechanicalDae {
     std::vector<int> constant_gradient_columns, varying_gradient_columns;
     std::vector<double> constant_gradient;
     JacobianCompression mass_rate, velocity_force_q, velocity_force_v;
+    // The applied forces' Jacobians, for the entries of the Newton matrix only (the dense
+    // CalcForceJacobians keeps one pass per column: bit for bit what the baselines hold).
+    JacobianCompression applied_force_q, applied_force_v;
+  };
+
+  // Where each derivative term lands in tangent_pattern() (BuildTangent): slot tables in the
+  // order the passes produce the values.
+  struct Tangent {
+    TangentPattern pattern;
+    std::vector<JacobianCompression::Entry> mass_entries;  // a varying M's structural entries
+    std::vector<int> mass_slot;       // per ConstantMassEntries() or mass_entries entry
+    std::vector<int> mass_rate_slot;  // per entry of Structure::mass_rate
+    std::vector<int> reaction_slot;   // per group pair (a <= b) and row: slots of (i, j), (j, i)
+    std::vector<int> hessian_slot;    // per pair of hessian_columns: slots of (i, j), (j, i)
+    std::vector<int> applied_q_slot, applied_v_slot, velocity_q_slot, velocity_v_slot;
   };
 
  public:
@@ -230,10 +247,7 @@ class EquationsDae final : public MechanicalDae {
     k.setZero();
     for (int a = 0; a < c.num_groups(); ++a) {
       for (int b = a; b < c.num_groups(); ++b) {
-        for (int i = 0; i < n(); ++i) {
-          const int g = c.group_of_column(i);
-          w.q2[i] = D2(D1(q[i], g == a ? 1.0 : 0.0), D1(g == b ? 1.0 : 0.0, 0.0));
-        }
+        SeedGroupPair(w, c, q, a, b);
         eq_.Constraints(D2(t), w.q2.data(), w.out2.data());
         for (int r = 0; r < m(); ++r) {
           const int i = c.column_in_group(a, r), j = c.column_in_group(b, r);
@@ -249,11 +263,16 @@ class EquationsDae final : public MechanicalDae {
   void CalcMassMatrix(DaeWorkspace& base, ConstVectorRef q, MatrixRef mass) const override {
     MBB_INVARIANT(q.size() == n() && mass.rows() == n() && mass.cols() == n(),
                   "CalcMassMatrix: q (n), mass (n x n)");
-    auto& w = Cast(base);
-    std::fill(w.mass.begin(), w.mass.end(), 0.0);
-    eq_.MassMatrix(q.data(), w.mass.data());
-    for (int j = 0; j < n(); ++j)
-      for (int i = 0; i < n(); ++i) mass(i, j) = w.mass[i + j * n()];
+    if constexpr (Equations::kConstantMass) {
+      mass.setZero();
+      for (const MassEntry& e : ConstantMassEntries()) mass(e.row, e.col) = e.value;
+    } else {
+      auto& w = Cast(base);
+      std::fill(w.mass.begin(), w.mass.end(), 0.0);
+      eq_.MassMatrix(q.data(), w.mass.data());
+      for (int j = 0; j < n(); ++j)
+        for (int i = 0; i < n(); ++i) mass(i, j) = w.mass[i + j * n()];
+    }
   }
 
   void CalcForces(DaeWorkspace& base, double t, ConstVectorRef q, ConstVectorRef v,
@@ -285,20 +304,10 @@ class EquationsDae final : public MechanicalDae {
     // Conservative part: -Hessian of V, only where it can be non-zero (a linear potential,
     // uniform gravity, has none: DetectPotentialStructure).
     dq.setZero();
-    for (int i = 0; i < n(); ++i) w.q2[i] = D2(D1(q[i], 0.0), D1(0.0, 0.0));
-    const std::vector<int>& s = Detected().hessian_columns;
-    for (size_t a = 0; a < s.size(); ++a) {
-      for (size_t b = a; b < s.size(); ++b) {
-        const int i = s[a], j = s[b];
-        w.q2[i].v.d = 1.0;
-        w.q2[j].d.v = 1.0;
-        const double h = eq_.Potential(D2(t), w.q2.data()).d.d;
-        w.q2[i].v.d = 0.0;
-        w.q2[j].d.v = 0.0;
-        dq(i, j) = -h;
-        dq(j, i) = -h;
-      }
-    }
+    ForEachPotentialHessianEntry(w, t, q, [&](size_t, int i, int j, double h) {
+      dq(i, j) = -h;
+      dq(j, i) = -h;
+    });
     // Applied forces: one directional derivative per column (they may depend on t, so no
     // pattern is assumed for them).
     dv.setZero();
@@ -318,8 +327,13 @@ class EquationsDae final : public MechanicalDae {
     }
     // Velocity (gyroscopic) forces: time-independent, so compressed like Phi_q, one pass
     // per column group of their q and v patterns.
-    AccumulateCompressedVelocityForceJacobian(w, q, v, Detected().velocity_force_q, w.q1, dq);
-    AccumulateCompressedVelocityForceJacobian(w, q, v, Detected().velocity_force_v, w.v1, dv);
+    const Structure& structure = Detected();
+    ForEachForceDerivative(
+        w, q, v, structure.velocity_force_q, w.q1, VelocityForcesOf(w),
+        [&](const JacobianCompression::Entry& e, int, double value) { dq(e.row, e.col) += value; });
+    ForEachForceDerivative(
+        w, q, v, structure.velocity_force_v, w.v1, VelocityForcesOf(w),
+        [&](const JacobianCompression::Entry& e, int, double value) { dv(e.row, e.col) += value; });
   }
 
   void CalcMassTimesAccelerationJacobian(DaeWorkspace& base, ConstVectorRef q, ConstVectorRef a,
@@ -345,6 +359,86 @@ class EquationsDae final : public MechanicalDae {
         out(e->row, e->col) = sum;
       }
     }
+  }
+
+  const TangentPattern* tangent_pattern() const override { return &Tangents().pattern; }
+
+  void CalcMassMatrixEntries(DaeWorkspace& base, ConstVectorRef q, double* values) const override {
+    MBB_INVARIANT(q.size() == n(), "CalcMassMatrixEntries: q (n)");
+    const Tangent& tangent = Tangents();
+    std::fill(values, values + tangent.pattern.num_entries(), 0.0);
+    if constexpr (Equations::kConstantMass) {
+      const std::vector<MassEntry>& entries = ConstantMassEntries();
+      for (size_t k = 0; k < entries.size(); ++k) values[tangent.mass_slot[k]] = entries[k].value;
+    } else {
+      auto& w = Cast(base);
+      std::fill(w.mass.begin(), w.mass.end(), 0.0);
+      eq_.MassMatrix(q.data(), w.mass.data());
+      for (size_t k = 0; k < tangent.mass_entries.size(); ++k) {
+        const JacobianCompression::Entry& e = tangent.mass_entries[k];
+        values[tangent.mass_slot[k]] = w.mass[e.row + static_cast<size_t>(e.col) * n()];
+      }
+    }
+  }
+
+  void CalcTangentStiffnessEntries(DaeWorkspace& base, double t, ConstVectorRef q, ConstVectorRef v,
+                                   ConstVectorRef a, ConstVectorRef lambda, double* stiffness,
+                                   double* damping) const override {
+    MBB_INVARIANT(q.size() == n() && v.size() == n() && a.size() == n() && lambda.size() == m(),
+                  "CalcTangentStiffnessEntries: q, v, a (n), lambda (m)");
+    auto& w = Cast(base);
+    const Structure& structure = Detected();
+    const Tangent& tangent = Tangents();
+    std::fill(stiffness, stiffness + tangent.pattern.num_entries(), 0.0);
+    std::fill(damping, damping + tangent.pattern.num_entries(), 0.0);
+    // d(M a)/dq, by the column groups of its pattern (as CalcMassTimesAccelerationJacobian).
+    if constexpr (!Equations::kConstantMass) {
+      const JacobianCompression& c = structure.mass_rate;
+      for (int g = 0; g < c.num_groups(); ++g) {
+        for (int i = 0; i < n(); ++i) w.q1[i] = Seed(q[i], c.group_of_column(i) == g);
+        std::fill(w.mass1.begin(), w.mass1.end(), D1(0.0));
+        eq_.MassMatrix(w.q1.data(), w.mass1.data());
+        for (auto e = c.begin(g); e != c.end(g); ++e) {
+          double sum = 0.0;
+          for (int col = 0; col < n(); ++col) sum += w.mass1[e->row + col * n()].d * a[col];
+          stiffness[tangent.mass_rate_slot[e - c.entries().data()]] += sum;
+        }
+      }
+    }
+    // d(Phi_q^T lambda)/dq, by pairs of column groups (as CalcReactionStiffness).
+    const JacobianCompression& c = structure.phi_q;
+    const int* slot = tangent.reaction_slot.data();
+    for (int pair_a = 0; pair_a < c.num_groups(); ++pair_a) {
+      for (int pair_b = pair_a; pair_b < c.num_groups(); ++pair_b) {
+        SeedGroupPair(w, c, q, pair_a, pair_b);
+        eq_.Constraints(D2(t), w.q2.data(), w.out2.data());
+        for (int r = 0; r < m(); ++r, slot += 2) {
+          if (slot[0] < 0) continue;
+          const double contribution = lambda[r] * w.out2[r].d.d;
+          stiffness[slot[0]] += contribution;
+          if (pair_a != pair_b) stiffness[slot[1]] += contribution;
+        }
+      }
+    }
+    // -dQ/dq of the potential: its Hessian, pair by pair of the coordinates it curves in.
+    ForEachPotentialHessianEntry(w, t, q, [&](size_t pair, int i, int j, double h) {
+      stiffness[tangent.hessian_slot[2 * pair]] += h;
+      if (i != j) stiffness[tangent.hessian_slot[2 * pair + 1]] += h;
+    });
+    // -dQ/dq and -dQ/dv of the applied and velocity forces, by their column groups.
+    auto subtract_into = [&](double* values, const std::vector<int>& slots) {
+      return [values, &slots](const JacobianCompression::Entry&, int k, double value) {
+        values[slots[k]] -= value;
+      };
+    };
+    ForEachForceDerivative(w, q, v, structure.applied_force_q, w.q1, AppliedForcesOf(w, t),
+                           subtract_into(stiffness, tangent.applied_q_slot));
+    ForEachForceDerivative(w, q, v, structure.applied_force_v, w.v1, AppliedForcesOf(w, t),
+                           subtract_into(damping, tangent.applied_v_slot));
+    ForEachForceDerivative(w, q, v, structure.velocity_force_q, w.q1, VelocityForcesOf(w),
+                           subtract_into(stiffness, tangent.velocity_q_slot));
+    ForEachForceDerivative(w, q, v, structure.velocity_force_v, w.v1, VelocityForcesOf(w),
+                           subtract_into(damping, tangent.velocity_v_slot));
   }
 
   double CalcEnergy(DaeWorkspace& base, double t, ConstVectorRef q,
@@ -403,6 +497,35 @@ class EquationsDae final : public MechanicalDae {
 
   static Workspace& Cast(DaeWorkspace& base) { return MBB_DOWNCAST(Workspace, base); }
 
+  // The second-order seed of the pass for column groups a (inner) and b (outer) of `c`.
+  void SeedGroupPair(Workspace& w, const JacobianCompression& c, ConstVectorRef q, int a,
+                     int b) const {
+    for (int i = 0; i < n(); ++i) {
+      const int g = c.group_of_column(i);
+      w.q2[i] = D2(D1(q[i], g == a ? 1.0 : 0.0), D1(g == b ? 1.0 : 0.0, 0.0));
+    }
+  }
+
+  // take(pair, i, j, d^2 V / dq_i dq_j) for each pair i <= j of hessian_columns, pair
+  // counting them in order (one second-order pass each).
+  template <class Take>
+  void ForEachPotentialHessianEntry(Workspace& w, double t, ConstVectorRef q, Take&& take) const {
+    for (int i = 0; i < n(); ++i) w.q2[i] = D2(D1(q[i], 0.0), D1(0.0, 0.0));
+    const std::vector<int>& s = Detected().hessian_columns;
+    size_t pair = 0;
+    for (size_t a = 0; a < s.size(); ++a) {
+      for (size_t b = a; b < s.size(); ++b, ++pair) {
+        const int i = s[a], j = s[b];
+        w.q2[i].v.d = 1.0;
+        w.q2[j].d.v = 1.0;
+        const double h = eq_.Potential(D2(t), w.q2.data()).d.d;
+        w.q2[i].v.d = 0.0;
+        w.q2[j].d.v = 0.0;
+        take(pair, i, j, h);
+      }
+    }
+  }
+
   // The structural non-zeros of Phi_q by automatic differentiation, one pass per column
   // group (jacobian_compression.h: seeded columns share no row), handed to
   // take(entry, value) in the pattern's entry order.
@@ -458,12 +581,23 @@ class EquationsDae final : public MechanicalDae {
     eq_.AppliedForces(D1(t), w.q1.data(), w.v1.data(), w.out1.data());
   }
 
-  // jacobian += d(velocity forces)/d(seeded), where `seeded` is w.q1 or w.v1: one pass per
-  // column group of `c`.
-  void AccumulateCompressedVelocityForceJacobian(Workspace& w, ConstVectorRef q, ConstVectorRef v,
-                                                 const JacobianCompression& c,
-                                                 std::vector<D1>& seeded,
-                                                 MatrixRef jacobian) const {
+  // Forces at the dual point (w.q1, w.v1) into w.out1 (n, zeroed first).
+  auto VelocityForcesOf(Workspace& w) const {
+    return [this, &w] {
+      std::fill(w.out1.begin(), w.out1.begin() + n(), D1(0.0));
+      eq_.VelocityForces(w.q1.data(), w.v1.data(), w.out1.data());
+    };
+  }
+  auto AppliedForcesOf(Workspace& w, double t) const {
+    return [this, &w, t] { AccumulateAppliedForces(w, t); };
+  }
+
+  // The derivative of `forces` with respect to `seeded` (w.q1 or w.v1) at (q, v), one pass
+  // per column group of its pattern `c`: take(entry, k, value) for the k-th entry of c.
+  template <class Forces, class Take>
+  void ForEachForceDerivative(Workspace& w, ConstVectorRef q, ConstVectorRef v,
+                              const JacobianCompression& c, std::vector<D1>& seeded,
+                              Forces&& forces, Take&& take) const {
     for (int g = 0; g < c.num_groups(); ++g) {
       for (int i = 0; i < n(); ++i) {
         w.q1[i] = D1(q[i]);
@@ -471,9 +605,9 @@ class EquationsDae final : public MechanicalDae {
       }
       for (int i = 0; i < n(); ++i)
         if (c.group_of_column(i) == g) seeded[i].d = 1.0;
-      std::fill(w.out1.begin(), w.out1.begin() + n(), D1(0.0));
-      eq_.VelocityForces(w.q1.data(), w.v1.data(), w.out1.data());
-      for (auto e = c.begin(g); e != c.end(g); ++e) jacobian(e->row, e->col) += w.out1[e->row].d;
+      forces();
+      for (auto e = c.begin(g); e != c.end(g); ++e)
+        take(*e, static_cast<int>(e - c.entries().data()), w.out1[e->row].d);
     }
   }
 
@@ -531,21 +665,39 @@ class EquationsDae final : public MechanicalDae {
     }
   }
 
-  // Column compressions of d(M a)/dq (random a) and of the velocity forces' Jacobians with
-  // respect to q and v, found like Phi_q's pattern. The mass matrix and the velocity forces
-  // do not depend on time, so the states cover them.
-  void DetectMassAndVelocityForcePatterns(Structure& out) const {
+  // Column compressions of d(M a)/dq (random a) and of the velocity and applied forces'
+  // Jacobians with respect to q and v, found like Phi_q's pattern (the applied forces at a
+  // random time as well; the mass matrix and the velocity forces do not depend on it).
+  void DetectMassAndForcePatterns(Structure& out) const {
     const int cols = n();
     std::vector<char> mass_rate(static_cast<size_t>(cols) * cols, 0);
     std::vector<char> force_q(mass_rate.size(), 0), force_v(mass_rate.size(), 0);
+    std::vector<char> applied_q(mass_rate.size(), 0), applied_v(mass_rate.size(), 0);
     Workspace w(cols, m());
     RandomStates random;
     std::vector<double> q(cols), v(cols), a(cols);
     auto at = [cols](int r, int c) { return r + static_cast<size_t>(c) * cols; };
+    auto mark = [&](std::vector<char>& pattern, int j) {
+      for (int r = 0; r < cols; ++r)
+        if (!(w.out1[r].d == 0.0)) pattern[at(r, j)] = 1;
+    };
     for (int trial = 0; trial < 3; ++trial) {
       random.Fill(q);
       random.Fill(v);
       random.Fill(a);
+      const double t = 0.1 + 0.8 * random.Uniform();
+      for (int j = 0; j < cols; ++j) {
+        for (int i = 0; i < cols; ++i) {
+          w.q1[i] = Seed(q[i], i == j);
+          w.v1[i] = D1(v[i]);
+        }
+        AccumulateAppliedForces(w, t);
+        mark(applied_q, j);
+        w.q1[j].d = 0.0;
+        w.v1[j].d = 1.0;
+        AccumulateAppliedForces(w, t);
+        mark(applied_v, j);
+      }
       for (int j = 0; j < cols; ++j) {
         for (int i = 0; i < cols; ++i) {
           w.q1[i] = Seed(q[i], i == j);
@@ -579,15 +731,109 @@ class EquationsDae final : public MechanicalDae {
     out.mass_rate = compress(mass_rate);
     out.velocity_force_q = compress(force_q);
     out.velocity_force_v = compress(force_v);
+    out.applied_force_q = compress(applied_q);
+    out.applied_force_v = compress(applied_v);
   }
 
   const Structure& Detected() const {
     std::call_once(structure_once_, [this] {
       structure_.phi_q = DetectConstraintJacobianPattern();
       DetectPotentialStructure(structure_);
-      DetectMassAndVelocityForcePatterns(structure_);
+      DetectMassAndForcePatterns(structure_);
     });
     return structure_;
+  }
+
+  // The tangent pattern: the union of every term's structural entries, and where each
+  // term's values land in it. Once per DAE, on first use.
+  Tangent BuildTangent() const {
+    const Structure& structure = Detected();
+    Tangent out;
+    out.pattern = TangentPattern(n());
+    auto add = [&](int row, int col) { out.pattern.Add(row, col); };
+    if constexpr (Equations::kConstantMass) {
+      for (const MassEntry& e : ConstantMassEntries()) add(e.row, e.col);
+    } else {
+      out.mass_entries = DetectVaryingMassEntries();
+      for (const auto& e : out.mass_entries) add(e.row, e.col);
+    }
+    auto add_all = [&](const JacobianCompression& c) {
+      for (const auto& e : c.entries()) add(e.row, e.col);
+    };
+    add_all(structure.mass_rate);
+    add_all(structure.applied_force_q);
+    add_all(structure.applied_force_v);
+    add_all(structure.velocity_force_q);
+    add_all(structure.velocity_force_v);
+    const JacobianCompression& c = structure.phi_q;
+    for (int a = 0; a < c.num_groups(); ++a)
+      for (int b = a; b < c.num_groups(); ++b)
+        for (int r = 0; r < m(); ++r) {
+          const int i = c.column_in_group(a, r), j = c.column_in_group(b, r);
+          if (i >= 0 && j >= 0) add(i, j), add(j, i);
+        }
+    const std::vector<int>& h = structure.hessian_columns;
+    for (size_t a = 0; a < h.size(); ++a)
+      for (size_t b = a; b < h.size(); ++b) add(h[a], h[b]), add(h[b], h[a]);
+    out.pattern.Finish();
+
+    auto slots_of = [&](const JacobianCompression& c) {
+      std::vector<int> slots;
+      for (const auto& e : c.entries()) slots.push_back(out.pattern.Slot(e.row, e.col));
+      return slots;
+    };
+    if constexpr (Equations::kConstantMass) {
+      for (const MassEntry& e : ConstantMassEntries())
+        out.mass_slot.push_back(out.pattern.Slot(e.row, e.col));
+    } else {
+      for (const auto& e : out.mass_entries)
+        out.mass_slot.push_back(out.pattern.Slot(e.row, e.col));
+    }
+    out.mass_rate_slot = slots_of(structure.mass_rate);
+    out.applied_q_slot = slots_of(structure.applied_force_q);
+    out.applied_v_slot = slots_of(structure.applied_force_v);
+    out.velocity_q_slot = slots_of(structure.velocity_force_q);
+    out.velocity_v_slot = slots_of(structure.velocity_force_v);
+    for (int a = 0; a < c.num_groups(); ++a)
+      for (int b = a; b < c.num_groups(); ++b)
+        for (int r = 0; r < m(); ++r) {
+          const int i = c.column_in_group(a, r), j = c.column_in_group(b, r);
+          const bool both = i >= 0 && j >= 0;
+          out.reaction_slot.push_back(both ? out.pattern.Slot(i, j) : -1);
+          out.reaction_slot.push_back(both ? out.pattern.Slot(j, i) : -1);
+        }
+    for (size_t a = 0; a < h.size(); ++a)
+      for (size_t b = a; b < h.size(); ++b) {
+        out.hessian_slot.push_back(out.pattern.Slot(h[a], h[b]));
+        out.hessian_slot.push_back(out.pattern.Slot(h[b], h[a]));
+      }
+    return out;
+  }
+
+  // The structural non-zeros of a mass matrix that depends on q: the union over three
+  // pseudo-random states (as for Phi_q's pattern).
+  std::vector<JacobianCompression::Entry> DetectVaryingMassEntries() const {
+    const int cols = n();
+    std::vector<char> nonzero(static_cast<size_t>(cols) * cols, 0);
+    std::vector<double> q(cols), mass(nonzero.size());
+    RandomStates random;
+    for (int trial = 0; trial < 3; ++trial) {
+      random.Fill(q);
+      std::fill(mass.begin(), mass.end(), 0.0);
+      eq_.MassMatrix(q.data(), mass.data());
+      for (size_t k = 0; k < mass.size(); ++k)
+        if (!(mass[k] == 0.0)) nonzero[k] = 1;
+    }
+    std::vector<JacobianCompression::Entry> entries;
+    for (int j = 0; j < cols; ++j)
+      for (int i = 0; i < cols; ++i)
+        if (nonzero[i + static_cast<size_t>(j) * cols]) entries.push_back({i, j});
+    return entries;
+  }
+
+  const Tangent& Tangents() const {
+    std::call_once(tangent_once_, [this] { tangent_ = BuildTangent(); });
+    return tangent_;
   }
 
   struct MassEntry {
@@ -617,6 +863,8 @@ class EquationsDae final : public MechanicalDae {
   // never needs.
   mutable std::once_flag structure_once_;
   mutable Structure structure_;
+  mutable std::once_flag tangent_once_;
+  mutable Tangent tangent_;
 };
 
 template <class Equations>

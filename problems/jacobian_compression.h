@@ -31,6 +31,9 @@ class JacobianCompression {
   const Entry* begin(int g) const { return entries_.data() + group_begin_[g]; }
   const Entry* end(int g) const { return entries_.data() + group_begin_[g + 1]; }
 
+  /// All structural non-zeros, group by group (the order of MechanicalDae::CalcPhiQEntries).
+  const std::vector<Entry>& entries() const { return entries_; }
+
   /// The column of group g that row r depends on, or -1 (at most one by construction).
   int column_in_group(int g, int row) const {
     return column_of_row_[static_cast<size_t>(g) * num_rows_ + row];

@@ -18,6 +18,7 @@
 
 #include "problems/invariant.h"
 #include "problems/jacobian_compression.h"
+#include "problems/tangent_pattern.h"
 
 namespace mbb {
 
@@ -113,6 +114,26 @@ class MechanicalDae {
   virtual void CalcPhiQEntries(DaeWorkspace& /*ws*/, double /*t*/, ConstVectorRef /*q*/,
                                double* /*values*/) const {
     MBB_INVARIANT(false, "CalcPhiQEntries: this DAE does not give Phi_q's entries");
+  }
+
+  /// The pattern of the Newton matrix's n x n terms (tangent_pattern.h), or null if the DAE
+  /// gives them only as dense matrices. With it, CalcMassMatrixEntries and
+  /// CalcTangentStiffnessEntries fill values[k] for entry k of the pattern: an implicit
+  /// method's cost on a long chain then grows with its non-zeros, not with n^2.
+  virtual const TangentPattern* tangent_pattern() const { return nullptr; }
+  /// M(q) on tangent_pattern().
+  virtual void CalcMassMatrixEntries(DaeWorkspace& /*ws*/, ConstVectorRef /*q*/,
+                                     double* /*values*/) const {
+    MBB_INVARIANT(false, "CalcMassMatrixEntries: this DAE has no tangent pattern");
+  }
+  /// On tangent_pattern(): stiffness = d(M a)/dq + d(Phi_q^T lambda)/dq - dQ/dq and
+  /// damping = -dQ/dv, the terms CalcMassTimesAccelerationJacobian, CalcReactionStiffness
+  /// and CalcForceJacobians give as matrices.
+  virtual void CalcTangentStiffnessEntries(DaeWorkspace& /*ws*/, double /*t*/, ConstVectorRef /*q*/,
+                                           ConstVectorRef /*v*/, ConstVectorRef /*a*/,
+                                           ConstVectorRef /*lambda*/, double* /*stiffness*/,
+                                           double* /*damping*/) const {
+    MBB_INVARIANT(false, "CalcTangentStiffnessEntries: this DAE has no tangent pattern");
   }
 
  protected:

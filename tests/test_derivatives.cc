@@ -114,6 +114,50 @@ TEST_CASE("the compressed constraint Jacobians equal their column-by-column valu
   }
 }
 
+TEST_CASE("the Newton matrix's entries equal the dense derivative matrices", "[derivatives]") {
+  // tangent_pattern() with CalcMassMatrixEntries / CalcTangentStiffnessEntries against the
+  // dense matrices (checked against finite differences above), scattered into n x n: a
+  // structural non-zero missing from the pattern shows as an O(1) difference. The same AD
+  // passes in a different summation order (the applied forces by column groups instead of
+  // column by column): 1e-13 of the matrix scale is a few hundred roundings.
+  for (const auto& [id, params] : AllProblemVariants()) {
+    const Problem p = BuildProblem(id, params);
+    const TangentPattern* pattern = p.dae->tangent_pattern();
+    if (pattern == nullptr) continue;
+    INFO(id << " " << params.values().size() << " parameters");
+    const int n = p.n(), m = p.m();
+    Vector q, v, lambda;
+    PerturbedState(p, q, v, lambda);
+    const Vector a = Vector::LinSpaced(n, -0.8, 1.7);
+    const double t = 0.3;
+    auto ws = p.dae->MakeWorkspace();
+    Matrix mass(n, n), dma(n, n), reaction(n, n), dq(n, n), dv(n, n);
+    p.dae->CalcMassMatrix(*ws, q, mass);
+    p.dae->CalcMassTimesAccelerationJacobian(*ws, q, a, dma);
+    p.dae->CalcReactionStiffness(*ws, t, q, lambda, reaction);
+    p.dae->CalcForceJacobians(*ws, t, q, v, dq, dv);
+    const Matrix stiffness = dma + reaction - dq, damping = -dv;
+
+    const int entries = pattern->num_entries();
+    std::vector<double> mass_values(entries), stiffness_values(entries), damping_values(entries);
+    p.dae->CalcMassMatrixEntries(*ws, q, mass_values.data());
+    p.dae->CalcTangentStiffnessEntries(*ws, t, q, v, a, lambda.head(m), stiffness_values.data(),
+                                       damping_values.data());
+    auto scatter = [&](const std::vector<double>& values) {
+      Matrix out = Matrix::Zero(n, n);
+      for (int k = 0; k < entries; ++k)
+        out(pattern->entries()[k].row, pattern->entries()[k].col) = values[k];
+      return out;
+    };
+    auto close = [](const Matrix& a, const Matrix& b) {
+      return (a - b).lpNorm<Eigen::Infinity>() <= 1e-13 * (1.0 + b.lpNorm<Eigen::Infinity>());
+    };
+    CHECK(close(scatter(mass_values), mass));
+    CHECK(close(scatter(stiffness_values), stiffness));
+    CHECK(close(scatter(damping_values), damping));
+  }
+}
+
 namespace {
 
 // Wraps a correct DAE and corrupts one derivative, to test the checker.

@@ -3,6 +3,7 @@
 
 #include "methods/common/acceleration_solver.h"
 #include "problems/format.h"
+#include "problems/sparse_constraint_system.h"
 
 #include <cmath>
 
@@ -29,6 +30,17 @@ std::vector<ParameterSpec> NewmarkParameters::ModifiedNewtonSpecs() {
                    "derivative terms of the Newton matrix: taken at each step's first iterate "
                    "(per-step) or kept across steps while the iteration contracts (reuse)",
                    {"per-step", "reuse"}});
+  return specs;
+}
+
+std::vector<ParameterSpec> NewmarkParameters::Index3Specs() {
+  std::vector<ParameterSpec> specs = ModifiedNewtonSpecs();
+  specs.push_back({"constraint_solves",
+                   "auto",
+                   "Newton system [K_T Phi_q^T; Phi_q 0]: dense LU, sparse envelope LU "
+                   "(methods/common/sparse_kkt_system.h), or auto (sparse from " +
+                       std::to_string(kSparseMinCoordinates) + " coordinates on)",
+                   {"auto", "dense", "sparse"}});
   return specs;
 }
 

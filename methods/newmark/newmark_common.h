@@ -41,6 +41,9 @@ struct NewmarkParameters {
   /// Specs() and `derivatives`, for the methods with a modified Newton iteration
   /// (newmark-index3, tangent-newmark).
   static std::vector<ParameterSpec> ModifiedNewtonSpecs();
+  /// ModifiedNewtonSpecs() and `constraint_solves` (newmark-index3's Newton system: dense
+  /// LU, sparse envelope LU, or auto).
+  static std::vector<ParameterSpec> Index3Specs();
 };
 
 /// Eq. (26): the largest stable step for the frequency omega (rad/s), or +inf if the scheme

@@ -36,6 +36,7 @@
 #include <string>
 
 #include "methods/common/acceleration_solver.h"
+#include "methods/common/sparse_kkt_system.h"
 #include "methods/fixed_step_method.h"
 #include "methods/newmark/newmark_common.h"
 #include "methods/newmark/newmark_methods.h"
@@ -45,15 +46,18 @@ namespace mbb {
 namespace {
 
 struct Index3Workspace final : FixedStepWorkspace {
-  Index3Workspace(const Problem& p, int n, int m)
+  // The dense n x n matrices only on the dense route; the (n + m)^2 iteration matrix and
+  // its LU on both (the sparse route falls back to them for a system it refuses).
+  Index3Workspace(const Problem& p, int n, int m, std::unique_ptr<SparseKktSystem> sparse_kkt)
       : dae(*p.dae),
         ws(dae.MakeWorkspace()),
-        mass(n, n),
-        dq(n, n),
-        dv(n, n),
-        dma(n, n),
-        reaction(n, n),
-        phi_q(m, n),
+        sparse(std::move(sparse_kkt)),
+        mass(DenseSize(n), DenseSize(n)),
+        dq(DenseSize(n), DenseSize(n)),
+        dv(DenseSize(n), DenseSize(n)),
+        dma(DenseSize(n), DenseSize(n)),
+        reaction(DenseSize(n), DenseSize(n)),
+        phi_q(DenseSize(m), DenseSize(n)),
         kkt(n + m, n + m),
         lu(n + m),
         forces(n),
@@ -61,25 +65,41 @@ struct Index3Workspace final : FixedStepWorkspace {
         rhs(n + m),
         delta(n + m),
         q_pred(n),
-        v_pred(n) {}
+        v_pred(n) {
+    if (sparse) {
+      const size_t entries = sparse->matrix_entries().size();
+      mass_values.resize(entries);
+      stiffness_values.resize(entries);
+      damping_values.resize(entries);
+    }
+  }
+  int DenseSize(int size) const { return sparse ? 0 : size; }
+
   const MechanicalDae& dae;
   std::unique_ptr<DaeWorkspace> ws;
+  std::unique_ptr<SparseKktSystem> sparse;  // null: the dense route
   Matrix mass, dq, dv, dma, reaction, phi_q, kkt;
   Eigen::PartialPivLU<Matrix> lu;
   Vector forces, phi, rhs, delta, q_pred, v_pred;
+  // The sparse route: M, d(M a)/dq + d(Phi_q^T lambda)/dq - dQ/dq and -dQ/dv on the tangent
+  // pattern (their sum is K_T); Phi_q's entries live in `sparse`.
+  std::vector<double> mass_values, stiffness_values, damping_values;
+  long sparse_solves = 0, dense_fallbacks = 0;  // the sparse route's, and those it refused
   bool derivatives_reusable = false;  // `derivatives=reuse`: the last step contracted well
 };
 
 class NewmarkIndex3 final : public FixedStepMethod {
  public:
   explicit NewmarkIndex3(const ParameterSet& p)
-      : params_(NewmarkParameters::FromParameters(p, true)) {}
+      : params_(NewmarkParameters::FromParameters(p, true)),
+        solves_(ParseConstraintSolves(p.GetString("constraint_solves", "auto"))) {}
 
  protected:
   std::unique_ptr<FixedStepWorkspace> Begin(const Problem& problem, double, FixedStepState& s,
                                             WorkCounters& counters,
                                             std::string& error) const override {
-    auto w = std::make_unique<Index3Workspace>(problem, problem.n(), problem.m());
+    auto w = std::make_unique<Index3Workspace>(problem, problem.n(), problem.m(),
+                                               SparseKktSystem::Make(*problem.dae, solves_));
     if (!StartFromIndex1Solution(w->dae, *w->ws, s, counters, error)) return nullptr;
     return w;
   }
@@ -101,30 +121,13 @@ class NewmarkIndex3 final : public FixedStepMethod {
     for (int k = 0; k < params_.max_iterations; ++k) {
       s.a = (s.q - w.q_pred) / bh2;
       s.v.noalias() = w.v_pred + gamma * h * s.a;
-      w.dae.CalcMassMatrix(*w.ws, s.q, w.mass);
-      w.dae.CalcForces(*w.ws, t1, s.q, s.v, w.forces);
-      w.dae.CalcPhi(*w.ws, t1, s.q, w.phi);
-      w.dae.CalcPhiQ(*w.ws, t1, s.q, w.phi_q);
-      if (refresh) {
-        w.dae.CalcForceJacobians(*w.ws, t1, s.q, s.v, w.dq, w.dv);
-        w.dae.CalcMassTimesAccelerationJacobian(*w.ws, s.q, s.a, w.dma);
-        w.dae.CalcReactionStiffness(*w.ws, t1, s.q, s.lambda, w.reaction);
-        ++counters.jacobian_evals;
-      }
       ++counters.rhs_evals, ++counters.newton_iterations;
-      // Residuals (eq. 7 and eq. 10), the first row scaled by beta h^2.
-      w.rhs.head(n).noalias() = w.mass * s.a - w.forces;
-      w.rhs.head(n).noalias() += w.phi_q.transpose() * s.lambda;
-      w.rhs.head(n) *= -bh2;
-      w.rhs.tail(m) = -w.phi;
-      // Tangent matrix (eqs. 28-29), scaled likewise: beta h^2 K_T and beta h^2 Phi_q^T.
-      w.kkt.topLeftCorner(n, n) = w.mass + bh2 * (w.dma + w.reaction - w.dq) - (gamma * h) * w.dv;
-      w.kkt.topRightCorner(n, m) = w.phi_q.transpose();
-      w.kkt.bottomLeftCorner(m, n) = w.phi_q;
-      w.kkt.bottomRightCorner(m, m).setZero();
-      w.lu.compute(w.kkt);
+      if (refresh) ++counters.jacobian_evals;
+      if (w.sparse)
+        SolveSparse(w, t1, bh2, gamma * h, refresh, s);
+      else
+        SolveDense(w, t1, bh2, gamma * h, refresh, s);
       ++counters.factorizations;
-      w.delta.noalias() = w.lu.solve(w.rhs);
       if (!w.delta.allFinite())
         return StepStatus::Failed("singular iteration matrix (redundant constraints?)");
       s.q += w.delta.head(n);
@@ -147,7 +150,86 @@ class NewmarkIndex3 final : public FixedStepMethod {
                               std::to_string(params_.max_iterations) + " iterations");
   }
 
+  void Finish(FixedStepWorkspace& workspace, std::map<std::string, double>& m) const override {
+    auto& w = MBB_DOWNCAST(Index3Workspace, workspace);
+    if (!w.sparse) return;
+    m["newton_solves_sparse"] = static_cast<double>(w.sparse_solves - w.dense_fallbacks);
+    m["newton_solves_dense_fallback"] = static_cast<double>(w.dense_fallbacks);
+  }
+
  private:
+  // One Newton correction w.delta at the iterate s (q, v, a, lambda), dense: the residuals
+  // (eq. 7 and eq. 10) with the first row scaled by beta h^2, and the tangent matrix (eqs.
+  // 28-29) scaled likewise: beta h^2 K_T and beta h^2 Phi_q^T.
+  static void SolveDense(Index3Workspace& w, double t1, double bh2, double gh, bool refresh,
+                         const FixedStepState& s) {
+    const int n = static_cast<int>(s.q.size()), m = static_cast<int>(s.lambda.size());
+    w.dae.CalcMassMatrix(*w.ws, s.q, w.mass);
+    w.dae.CalcForces(*w.ws, t1, s.q, s.v, w.forces);
+    w.dae.CalcPhi(*w.ws, t1, s.q, w.phi);
+    w.dae.CalcPhiQ(*w.ws, t1, s.q, w.phi_q);
+    if (refresh) {
+      w.dae.CalcForceJacobians(*w.ws, t1, s.q, s.v, w.dq, w.dv);
+      w.dae.CalcMassTimesAccelerationJacobian(*w.ws, s.q, s.a, w.dma);
+      w.dae.CalcReactionStiffness(*w.ws, t1, s.q, s.lambda, w.reaction);
+    }
+    w.rhs.head(n).noalias() = w.mass * s.a - w.forces;
+    w.rhs.head(n).noalias() += w.phi_q.transpose() * s.lambda;
+    w.rhs.head(n) *= -bh2;
+    w.rhs.tail(m) = -w.phi;
+    w.kkt.topLeftCorner(n, n) = w.mass + bh2 * (w.dma + w.reaction - w.dq) - gh * w.dv;
+    w.kkt.topRightCorner(n, m) = w.phi_q.transpose();
+    w.kkt.bottomLeftCorner(m, n) = w.phi_q;
+    w.kkt.bottomRightCorner(m, m).setZero();
+    w.lu.compute(w.kkt);
+    w.delta.noalias() = w.lu.solve(w.rhs);
+  }
+
+  // The same correction from the entries of M, K_T and Phi_q (sparse_kkt_system.h): no
+  // n x n matrix, O(n) on a chain. A system the envelope LU refuses (a singular position,
+  // redundant rows, a massless coordinate) is assembled densely and solved by the LU with
+  // partial pivoting instead.
+  static void SolveSparse(Index3Workspace& w, double t1, double bh2, double gh, bool refresh,
+                          const FixedStepState& s) {
+    const int n = static_cast<int>(s.q.size()), m = static_cast<int>(s.lambda.size());
+    SparseKktSystem& kkt = *w.sparse;
+    if (refresh || !w.dae.has_constant_mass_matrix())
+      w.dae.CalcMassMatrixEntries(*w.ws, s.q, w.mass_values.data());
+    w.dae.CalcForces(*w.ws, t1, s.q, s.v, w.forces);
+    w.dae.CalcPhi(*w.ws, t1, s.q, w.phi);
+    if (m > 0) w.dae.CalcPhiQEntries(*w.ws, t1, s.q, kkt.jacobian_values());
+    if (refresh)
+      w.dae.CalcTangentStiffnessEntries(*w.ws, t1, s.q, s.v, s.a, s.lambda,
+                                        w.stiffness_values.data(), w.damping_values.data());
+    // Residuals (eq. 7 and eq. 10), scaled as on the dense route.
+    auto head = w.rhs.head(n);
+    head = w.forces;
+    head = -head;
+    AddEntriesProduct(kkt.matrix_entries(), w.mass_values.data(), s.a, head);
+    AddEntriesTransposeProduct(kkt.jacobian_entries(), kkt.jacobian_values(), s.lambda, head);
+    head *= -bh2;
+    w.rhs.tail(m) = -w.phi;
+    // beta h^2 K_T (eqs. 28-29) = M + beta h^2 (stiffness) + gamma h (damping).
+    double* k = kkt.matrix_values();
+    for (size_t e = 0; e < w.mass_values.size(); ++e)
+      k[e] = w.mass_values[e] + bh2 * w.stiffness_values[e] + gh * w.damping_values[e];
+    w.delta = w.rhs;
+    ++w.sparse_solves;
+    if (kkt.Factor() && kkt.Solve(w.delta)) return;
+    ++w.dense_fallbacks;
+    w.kkt.setZero();
+    const auto& k_entries = kkt.matrix_entries();
+    for (size_t e = 0; e < k_entries.size(); ++e) w.kkt(k_entries[e].row, k_entries[e].col) = k[e];
+    const auto& j_entries = kkt.jacobian_entries();
+    for (size_t e = 0; e < j_entries.size(); ++e) {
+      const double value = kkt.jacobian_values()[e];
+      w.kkt(n + j_entries[e].row, j_entries[e].col) = value;
+      w.kkt(j_entries[e].col, n + j_entries[e].row) = value;
+    }
+    w.lu.compute(w.kkt);
+    w.delta.noalias() = w.lu.solve(w.rhs);
+  }
+
   // An iteration whose correction shrank by less than this factor takes fresh derivatives
   // for the next one (a frozen iteration matrix contracts linearly, by O(h) per pass).
   static constexpr double kSlowContraction = 0.25;
@@ -156,6 +238,7 @@ class NewmarkIndex3 final : public FixedStepMethod {
   // that the iteration keeps to the root it would have found with fresh derivatives.
   static constexpr double kLargeCorrection = 1e-3;
   NewmarkParameters params_;
+  ConstraintSolves solves_;
 };
 
 }  // namespace

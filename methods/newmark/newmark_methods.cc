@@ -21,8 +21,8 @@ std::vector<MethodEntry> NewmarkMethodEntries() {
        {{"form", "minimal"}}},
       {"newmark-index3",
        "classical index-3 Newmark on q with Lagrange multipliers, Newton on [q, lambda]",
-       "paper 001 s2 Fig 1, eqs 7, 10, 28-30", true, false,
-       NewmarkParameters::ModifiedNewtonSpecs(), MakeNewmarkIndex3, nullptr,
+       "paper 001 s2 Fig 1, eqs 7, 10, 28-30", true, false, NewmarkParameters::Index3Specs(),
+       MakeNewmarkIndex3, nullptr,
        // Default scheme trapezoidal (gamma = 1/2): second order (paper 001 s6, "the trapezoidal
        // rule is considered as 2nd order"); Phi = 0 is solved in the Newton iteration, the
        // velocity and acceleration levels are not imposed (index 3).

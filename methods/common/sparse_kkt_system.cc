@@ -1,0 +1,125 @@
+#include "methods/common/sparse_kkt_system.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace mbb {
+
+std::unique_ptr<SparseKktSystem> SparseKktSystem::Make(const MechanicalDae& dae,
+                                                       ConstraintSolves choice) {
+  if (choice == ConstraintSolves::kDense) return nullptr;
+  if (choice == ConstraintSolves::kAuto && dae.num_coordinates() < kSparseMinCoordinates)
+    return nullptr;
+  const TangentPattern* pattern = dae.tangent_pattern();
+  if (pattern == nullptr) return nullptr;
+  if (dae.num_constraints() > 0 && !dae.has_phi_q_entries()) return nullptr;
+  static const JacobianCompression kNoConstraints;
+  const JacobianCompression* phi_q = dae.constraint_jacobian_pattern();
+  return std::unique_ptr<SparseKktSystem>(
+      new SparseKktSystem(dae, *pattern, dae.num_constraints() > 0 ? *phi_q : kNoConstraints));
+}
+
+SparseKktSystem::SparseKktSystem(const MechanicalDae& dae, const TangentPattern& pattern,
+                                 const JacobianCompression& phi_q)
+    : n_(dae.num_coordinates()),
+      m_(dae.num_constraints()),
+      k_entries_(pattern.entries()),
+      j_entries_(phi_q.entries()),
+      k_(k_entries_.size(), 0.0),
+      j_(j_entries_.size(), 0.0),
+      solution_(n_ + m_),
+      residual_(n_ + m_),
+      row_sums_(n_ + m_) {
+  // The graph of (1), and that of the coordinates alone (K plus the coordinates sharing a
+  // constraint row) for their ordering.
+  std::vector<std::vector<int>> neighbours(n_ + m_), coordinate_graph(n_);
+  std::vector<std::vector<int>> row_columns(m_);
+  for (const auto& e : k_entries_)
+    if (e.row != e.col) {
+      neighbours[e.row].push_back(e.col);
+      neighbours[e.col].push_back(e.row);
+      coordinate_graph[e.row].push_back(e.col);
+      coordinate_graph[e.col].push_back(e.row);
+    }
+  for (const auto& e : j_entries_) {
+    neighbours[n_ + e.row].push_back(e.col);
+    neighbours[e.col].push_back(n_ + e.row);
+    row_columns[e.row].push_back(e.col);
+  }
+  for (const auto& columns : row_columns)
+    for (int a : columns)
+      for (int b : columns)
+        if (a != b) coordinate_graph[a].push_back(b);
+  for (auto& list : coordinate_graph) {
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+  }
+  // Each constraint right after the last of its coordinates (header).
+  const std::vector<int> coordinates = ReverseCuthillMcKee(coordinate_graph);
+  std::vector<int> position(n_);
+  for (int k = 0; k < n_; ++k) position[coordinates[k]] = k;
+  std::vector<std::vector<int>> after(n_ + 1);
+  for (int r = 0; r < m_; ++r) {
+    int last = -1;
+    for (int c : row_columns[r]) last = std::max(last, position[c]);
+    after[last < 0 ? n_ : last].push_back(n_ + r);  // an empty row last (and refused there)
+  }
+  std::vector<int> order;
+  order.reserve(n_ + m_);
+  for (int k = 0; k <= n_; ++k) {
+    if (k < n_) order.push_back(coordinates[k]);
+    order.insert(order.end(), after[k].begin(), after[k].end());
+  }
+  lu_.Analyze(neighbours, order);
+  for (const auto& e : k_entries_) k_offset_.push_back(lu_.Offset(e.row, e.col));
+  for (const auto& e : j_entries_) {
+    j_offset_.push_back(lu_.Offset(n_ + e.row, e.col));
+    jt_offset_.push_back(lu_.Offset(e.col, n_ + e.row));
+  }
+}
+
+bool SparseKktSystem::Factor() {
+  lu_.SetZero();
+  row_sums_.setZero();
+  for (size_t k = 0; k < k_.size(); ++k) {
+    lu_.AtOffset(k_offset_[k]) = k_[k];
+    row_sums_[k_entries_[k].row] += std::abs(k_[k]);
+  }
+  for (size_t k = 0; k < j_.size(); ++k) {
+    lu_.AtOffset(j_offset_[k]) = j_[k];
+    lu_.AtOffset(jt_offset_[k]) = j_[k];
+    row_sums_[n_ + j_entries_[k].row] += std::abs(j_[k]);
+    row_sums_[j_entries_[k].col] += std::abs(j_[k]);
+  }
+  matrix_norm_ = row_sums_.size() > 0 ? row_sums_.maxCoeff() : 0.0;
+  return lu_.Factor(kPivotTolerance);
+}
+
+void SparseKktSystem::Multiply(ConstVectorRef x, VectorRef out) const {
+  out.setZero();
+  auto head = out.head(n_);
+  auto tail = out.tail(m_);
+  AddEntriesProduct(k_entries_, k_.data(), x.head(n_), head);
+  AddEntriesTransposeProduct(j_entries_, j_.data(), x.tail(m_), head);
+  AddEntriesProduct(j_entries_, j_.data(), x.head(n_), tail);
+}
+
+bool SparseKktSystem::Solve(VectorRef b) {
+  solution_ = b;
+  lu_.Solve(solution_);
+  // One step of iterative refinement: r = b - A x, x += A^-1 r.
+  Multiply(solution_, residual_);
+  residual_ = b - residual_;
+  lu_.Solve(residual_);
+  solution_ += residual_;
+  Multiply(solution_, residual_);
+  residual_ -= b;
+  const double error = residual_.lpNorm<Eigen::Infinity>();
+  const double scale =
+      matrix_norm_ * solution_.lpNorm<Eigen::Infinity>() + b.lpNorm<Eigen::Infinity>();
+  if (!(error <= kBackwardErrorTolerance * scale)) return false;
+  b = solution_;
+  return true;
+}
+
+}  // namespace mbb

@@ -1,0 +1,80 @@
+// The Newton system of an index-3 method (paper 001 eqs. 28-29) in sparse form:
+//
+//   [ K   J^T ] [x]   [r]
+//   [ J   0   ] [y] = [s],                                                         (1)
+//
+// K (n x n) on the DAE's tangent pattern (problems/tangent_pattern.h), J = Phi_q (m x n) by
+// its structural entries (MechanicalDae::CalcPhiQEntries). On a chain both have O(n)
+// entries, and (1) is factored by envelope LU (problems/envelope_lu.h) in O(n) instead of
+// the dense LU's O((n + m)^3).
+//
+// Pivot order: the coordinates in reverse Cuthill-McKee order of the graph of K and of the
+// coordinates sharing a constraint row; each constraint right after the last of its
+// coordinates. A leading block of (1) is then [K_CC J_RC^T; J_RC 0] with every coordinate of
+// the constraints R inside C: nonsingular when K_CC is (K is the mass matrix plus O(h^2)
+// terms) and the rows of J are independent, so elimination without pivoting goes through
+// away from singular positions; its pivots for the constraints are -J_r K^-1 J_r^T restricted
+// to the rows eliminated so far.
+//
+// Solve() takes one step of iterative refinement against the stored K and J and returns
+// false unless the backward error |b - A x| / (|A| |x| + |b|) (infinity norms) is below
+// kBackwardErrorTolerance, which the dense LU with partial pivoting meets in practice
+// [Higham, "Accuracy and Stability of Numerical Algorithms", SIAM 2002, s 9.4 and ch. 12]:
+// near a singular position or for redundant constraints the caller then takes the dense LU.
+//
+// All storage is sized by Make(); Factor() and Solve() allocate nothing.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "problems/envelope_lu.h"
+#include "problems/mechanical_dae.h"
+#include "problems/sparse_constraint_system.h"
+
+namespace mbb {
+
+class SparseKktSystem {
+ public:
+  /// A pivot below this times the largest entry of its row and column refuses the factor.
+  static constexpr double kPivotTolerance = 1e-10;
+  /// A refined solution whose backward error is above this is refused (header).
+  static constexpr double kBackwardErrorTolerance = 1e-12;
+
+  /// Null if the choice or the model does not allow the sparse route: `dense`, `auto` below
+  /// kSparseMinCoordinates coordinates, or a DAE without tangent_pattern() or Phi_q's
+  /// entries.
+  static std::unique_ptr<SparseKktSystem> Make(const MechanicalDae& dae, ConstraintSolves choice);
+
+  /// K's values on the tangent pattern and J's in the order of CalcPhiQEntries: filled by
+  /// the caller before Factor().
+  double* matrix_values() { return k_.data(); }
+  double* jacobian_values() { return j_.data(); }
+  const std::vector<JacobianCompression::Entry>& matrix_entries() const { return k_entries_; }
+  const std::vector<JacobianCompression::Entry>& jacobian_entries() const { return j_entries_; }
+
+  /// Factors (1) with the current values. False if a pivot is refused.
+  bool Factor();
+  /// b (n + m) -> the solution of (1) in place, after a successful Factor(). False if the
+  /// backward error is above kBackwardErrorTolerance (b is then left unchanged).
+  bool Solve(VectorRef b);
+
+  int num_coordinates() const { return n_; }
+  int num_constraints() const { return m_; }
+  long envelope_size() const { return lu_.envelope_size(); }
+
+ private:
+  SparseKktSystem(const MechanicalDae& dae, const TangentPattern& pattern,
+                  const JacobianCompression& phi_q);
+  void Multiply(ConstVectorRef x, VectorRef out) const;  // out = A x
+
+  int n_, m_;
+  std::vector<JacobianCompression::Entry> k_entries_, j_entries_;
+  std::vector<double> k_, j_;
+  std::vector<long> k_offset_, j_offset_, jt_offset_;  // where each entry goes in lu_
+  EnvelopeLu lu_;
+  double matrix_norm_ = 0.0;  // |A| (infinity norm), at Factor()
+  Vector solution_, residual_, row_sums_;
+};
+
+}  // namespace mbb
