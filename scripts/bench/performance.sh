@@ -6,11 +6,12 @@
 #      both modes), timed (median and min of REPEATS runs), and the ratio of Simbody's time
 #      to each method's; bricard also with samples=interpolate;
 #   2. n_four_bar scaling, N = 2 ... 200: time per step of odeint-rk4 (default and sparse
-#      constraint solves) and tangent-newmark
+#      constraint solves), newmark-index3 (default and sparse Newton system) and tangent-newmark
 #      (median of REPEATS), and the exponent p of a least-squares fit t ~ n^p;
 #   3. the main job: `mbbench run --repeats 0` and `mbbench run` (wall and user time).
 # Output: $OUT/tables.md (paste into docs/performance.md) and the JSON of every search.
-# usage: [REPEATS=5] [SKIP_MAIN=1] scripts/bench/performance.sh [BUILD_DIR]   (default: build)
+# usage: [REPEATS=5] [SKIP_MAIN=1] [SCALING_ONLY=1] scripts/bench/performance.sh [BUILD_DIR]
+#        (default: build; SCALING_ONLY: only part 2, the n_four_bar scaling)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BIN="${MBBENCH:-${1:-build}/harness/mbbench}"
@@ -38,6 +39,7 @@ fastest() {  # fastest PROBLEM CRITERIA...   (SAMPLES=interpolate: into $OUT/int
   "$BIN" fastest -p "$problem" "$@" "${METHODS[@]}" "${extra[@]}" --repeats "$REPEATS" \
     --budget 60 --out "$dir" >"$dir/fastest_$problem.txt" 2>"$dir/fastest_$problem.log" || true
 }
+if [ -z "${SCALING_ONLY:-}" ]; then
 # Goal 1: Bricard, energy drift <= 1e-3 J, J4 within 1e-3 m of the reference at its samples.
 fastest bricard --criterion energy_drift=1e-3 --criterion output_error=1e-3
 # The same with samples=interpolate: the adaptive methods (both sides) step past the
@@ -59,13 +61,15 @@ FORMULATION=joint-tree fastest double_four_bar --criterion energy_drift=0.1 \
   --criterion output_error=1e-3
 FORMULATION=joint-tree fastest slider_crank_3d --criterion energy_drift=1e-3 \
   --criterion output_error=1e-3
+fi
 
 # Goal 5: n_four_bar scaling, fixed h = 1e-3 over 0.02 s (20 steps; the per-step cost).
-# odeint-rk4 as a user gets it (constraint_solves=auto: the QR below 60 coordinates, the
-# sparse Cholesky from there on), with the sparse solves at every size, and tangent-newmark.
+# odeint-rk4 and newmark-index3 as a user gets them (constraint_solves=auto: dense below 60
+# coordinates, sparse from there on) and on the sparse route at every size; tangent-newmark.
 : >"$OUT/scaling.tsv"
 for N in 2 5 10 20 50 100 200; do
-  for variant in odeint-rk4 odeint-rk4:sparse tangent-newmark; do
+  for variant in odeint-rk4 odeint-rk4:sparse newmark-index3 newmark-index3:sparse \
+    tangent-newmark; do
     method=${variant%%:*}
     settings=()
     label=$method
@@ -82,7 +86,7 @@ for N in 2 5 10 20 50 100 200; do
 done
 
 # Goal 6: the main job.
-if [ -z "${SKIP_MAIN:-}" ]; then
+if [ -z "${SKIP_MAIN:-}" ] && [ -z "${SCALING_ONLY:-}" ]; then
   /usr/bin/time -f "%e %U" -o "$OUT/main_repeats0.time" "$BIN" run --repeats 0 \
     --out "$OUT/main0" >/dev/null 2>&1 || true
   /usr/bin/time -f "%e %U" -o "$OUT/main.time" "$BIN" run --out "$OUT/main" >/dev/null 2>&1 || true
