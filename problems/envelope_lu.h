@@ -50,6 +50,7 @@ class EnvelopeLu {
   std::vector<long> start_;  // start_[k]: offset of entry first_[k] of row k (and column k)
   long upper_base_ = 0;      // U's part of values_ begins here
   std::vector<double> values_;
+  std::vector<double> inverse_pivot_;  // 1 / U(k, k)
   Vector work_;
 };
 
