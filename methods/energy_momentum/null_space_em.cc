@@ -95,7 +95,8 @@ struct NullSpaceWorkspace final : FixedStepWorkspace {
   // multipliers at a fraction of a full SVD's cost (the SVD was 72 % of a double four-bar step).
   ConstraintFactorization start_qr, mid_qr;
   Eigen::ColPivHouseholderQR<Matrix> lift_qr;
-  int newton_unknowns = 0;  // the largest per step (Finish)
+  bool lift_qr_valid = false;  // lift_qr factors G(q1) V for this step's V at a recent q1
+  int newton_unknowns = 0;     // the largest per step (Finish)
 };
 
 class NullSpaceEm final : public FixedStepMethod {
@@ -315,6 +316,7 @@ class NullSpaceEm final : public FixedStepMethod {
     w.basis_v = w.start_qr.range_basis();
     w.newton_unknowns = std::max(w.newton_unknowns, d);
     w.lift_delta.resize(rank);  // SolveWithQr writes x in place (no-op after the first step)
+    w.lift_qr_valid = false;    // new bases
     // Predictor: the increment h v0 split along the bases.
     w.z.noalias() = w.basis_u.transpose() * state.v;
     w.z *= h;
@@ -347,6 +349,7 @@ class NullSpaceEm final : public FixedStepMethod {
       SelectRows(w.g_all, w.kept, w.g_end);
       w.lift_matrix.noalias() = w.g_end * w.basis_v;
       w.lift_qr.compute(w.lift_matrix);
+      w.lift_qr_valid = true;  // the next Lift starts from it
       w.lift_rhs.noalias() = w.g_end * w.basis_u;
       w.dq_dz = w.basis_u;
       for (int j = 0; j < d; ++j) {
@@ -385,12 +388,20 @@ class NullSpaceEm final : public FixedStepMethod {
                               std::to_string(max_iterations_) + " iterations");
   }
 
-  // q1 = q0 + U z + V y with y from Newton on Phi(t1, q1) = 0 (least squares on the kept
-  // rows: the row space's coordinates), warm-started from the last y.
+  // q1 = q0 + U z + V y with y from Phi(t1, q1) = 0 (least squares on the kept rows: the
+  // row space's coordinates), warm-started from the last y. A chord iteration: the matrix
+  // G(q1) V is the one factored last in this step (at the previous iterate's q1, whose
+  // distance to this one is a Newton correction), refactored where an iteration contracts
+  // by less than kLiftContraction and for the final correction past kLiftTolerance (a
+  // Newton step, as before, so that Phi ends at rounding). It converges to the same y (the
+  // residual is exact); a QR per lift pass was a fifth of a step on the double four-bar
+  // (280 -> 220 us per step; energy drift over 10 s at h = 0.01 within rounding of before,
+  // 4e-13 and 1.3e-12 J, both from one step at the singular position).
   bool Lift(NullSpaceWorkspace& w, double t1, const Vector& q0, Vector& q1) const {
     const MechanicalDae& dae = w.balance.dae();
     DaeWorkspace& dws = w.balance.workspace();
     bool polished = false;
+    double previous_residual = std::numeric_limits<double>::infinity();
     for (int k = 0; k < kLiftIterations; ++k) {
       // The increment itself, not q1 - q0: v1 = 2 (q1 - q0) / h - v0 would carry the
       // rounding of q1 times 2 / h into the energy (1e-13 J per step on the planar pendulum).
@@ -408,10 +419,14 @@ class NullSpaceEm final : public FixedStepMethod {
           return true;
         polished = true;
       }
-      dae.CalcPhiQ(dws, t1, q1, w.g_all);
-      SelectRows(w.g_all, w.kept, w.g_end);
-      w.lift_matrix.noalias() = w.g_end * w.basis_v;
-      w.lift_qr.compute(w.lift_matrix);
+      if (polished || !w.lift_qr_valid || residual > kLiftContraction * previous_residual) {
+        dae.CalcPhiQ(dws, t1, q1, w.g_all);
+        SelectRows(w.g_all, w.kept, w.g_end);
+        w.lift_matrix.noalias() = w.g_end * w.basis_v;
+        w.lift_qr.compute(w.lift_matrix);
+        w.lift_qr_valid = true;
+      }
+      previous_residual = residual;
       w.lift_column = w.phi;
       SolveWithQr(w.lift_qr, w.lift_column, w.lift_delta);
       w.y -= w.lift_delta;
@@ -462,6 +477,8 @@ class NullSpaceEm final : public FixedStepMethod {
       "null-space-em: the local coordinates' constraint solve did not converge";
   // The lift's Newton: quadratic convergence from a predictor O(h^2) off the manifold.
   static constexpr int kLiftIterations = 20;
+  // A chord iteration that shrinks the residual by less than this refactors (Lift).
+  static constexpr double kLiftContraction = 0.1;
   static constexpr double kLiftTolerance = 1e-14;
 
   double tol_;
