@@ -101,4 +101,27 @@ void ConstraintFactorization::SolveMultipliers(ConstVectorRef c, VectorRef lambd
   lambda.noalias() = qr_.colsPermutation() * y_;
 }
 
+std::vector<int> IndependentConstraintRows(const MechanicalDae& dae, DaeWorkspace& ws, double t,
+                                           const Vector& q) {
+  const int n = dae.num_coordinates(), m = dae.num_constraints();
+  std::vector<int> rows;
+  if (m == 0) return rows;
+  Matrix g(m, n);
+  dae.CalcPhiQ(ws, t, q, g);
+  Eigen::ColPivHouseholderQR<Matrix> qr(g.transpose());
+  qr.setThreshold(1e-9);  // relative to the largest pivot; a consistent state has exact zeros
+  const int rank = static_cast<int>(qr.rank());
+  for (int k = 0; k < rank; ++k) rows.push_back(qr.colsPermutation().indices()[k]);
+  std::sort(rows.begin(), rows.end());
+  return rows;
+}
+
+void SelectRows(const Matrix& full, const std::vector<int>& rows, Matrix& out) {
+  for (size_t i = 0; i < rows.size(); ++i) out.row(i) = full.row(rows[i]);
+}
+
+void SelectRows(const Vector& full, const std::vector<int>& rows, Vector& out) {
+  for (size_t i = 0; i < rows.size(); ++i) out[i] = full[rows[i]];
+}
+
 }  // namespace mbb

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <climits>
+#include <vector>
 
 #include "problems/invariant.h"
 #include "problems/mechanical_dae.h"
@@ -44,6 +45,18 @@ void ApplyHouseholderReflectors(const Matrix& packed, const Vector& tau, int cou
 /// redundant row is inverted. 1e-9 is far above a step's drift and far below the smallest
 /// physical singular value of the catalogue's Jacobians (0.3 for Bricard).
 inline constexpr double kConstraintRankThreshold = 1e-9;
+
+/// A maximal independent set of rows of Phi_q(t, q) (sorted), by a column-pivoting QR of
+/// Phi_q^T with the relative threshold 1e-9 at a consistent state. Redundant constraints (a
+/// closed loop whose closure conditions are not all independent: Bricard) are independent
+/// off the manifold, so a method that needs a nonsingular Jacobian there keeps these rows
+/// only; paper 002 drops the dependent closure condition likewise (Part I, Appendix C).
+std::vector<int> IndependentConstraintRows(const MechanicalDae& dae, DaeWorkspace& ws, double t,
+                                           const Vector& q);
+
+/// Rows `rows` of `full` into `out` (preallocated rows.size() x full.cols()).
+void SelectRows(const Matrix& full, const std::vector<int>& rows, Matrix& out);
+void SelectRows(const Vector& full, const std::vector<int>& rows, Vector& out);
 
 class ConstraintFactorization {
  public:

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "problems/constraint_factorization.h"
 #include "problems/problem.h"
 
 namespace mbb {
@@ -75,19 +76,6 @@ class MidpointBalance {
   Vector step_velocity_;  // v1 - v0
   double t0_ = 0.0, h_ = 0.0, v0_potential_ = 0.0;
 };
-
-/// The constraint rows kept by the schemes: a maximal independent set of rows of
-/// Phi_q(t, q) at the (consistent) initial state, by a column-pivoting QR of Phi_q^T
-/// (sorted). Redundant constraints (a closed loop whose closure conditions are not all
-/// independent, paper 002 s5.4.2) are independent off the manifold, so G(q_{1/2}) would
-/// have full rank and no discrete null space; the paper drops the dependent closure
-/// condition (Part I, Appendix C), as this does.
-std::vector<int> IndependentConstraintRows(const MechanicalDae& dae, DaeWorkspace& ws, double t,
-                                           const Vector& q);
-
-/// Rows `rows` of `full` into `out` (preallocated rows.size() x full.cols()).
-void SelectRows(const Matrix& full, const std::vector<int>& rows, Matrix& out);
-void SelectRows(const Vector& full, const std::vector<int>& rows, Vector& out);
 
 /// 2-norm condition number sigma_max / sigma_min of a matrix (inf if singular).
 double ConditionNumber2(const Matrix& a);

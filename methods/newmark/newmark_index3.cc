@@ -33,6 +33,7 @@
 // tests/test_newmark.cc).
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <string>
 
 #include "methods/common/acceleration_solver.h"
@@ -40,6 +41,7 @@
 #include "methods/fixed_step_method.h"
 #include "methods/newmark/newmark_common.h"
 #include "methods/newmark/newmark_methods.h"
+#include "problems/constraint_factorization.h"
 #include "problems/invariant.h"
 
 namespace mbb {
@@ -48,22 +50,29 @@ namespace {
 struct Index3Workspace final : FixedStepWorkspace {
   // The dense n x n matrices only on the dense route; the (n + m)^2 iteration matrix and
   // its LU on both (the sparse route falls back to them for a system it refuses).
-  Index3Workspace(const Problem& p, int n, int m, std::unique_ptr<SparseKktSystem> sparse_kkt)
+  // `kept`: the constraint rows imposed (all m, or an independent subset on the dense route).
+  Index3Workspace(const Problem& p, int n, int m, std::unique_ptr<SparseKktSystem> sparse_kkt,
+                  std::vector<int> kept_rows)
       : dae(*p.dae),
         ws(dae.MakeWorkspace()),
         sparse(std::move(sparse_kkt)),
+        kept(std::move(kept_rows)),
+        drops_rows(static_cast<int>(kept.size()) < m),
         mass(DenseSize(n), DenseSize(n)),
         dq(DenseSize(n), DenseSize(n)),
         dv(DenseSize(n), DenseSize(n)),
         dma(DenseSize(n), DenseSize(n)),
         reaction(DenseSize(n), DenseSize(n)),
-        phi_q(DenseSize(m), DenseSize(n)),
-        kkt(n + m, n + m),
-        lu(n + m),
+        phi_q(DenseSize(Kept()), DenseSize(n)),
+        phi_q_all(drops_rows ? m : 0, drops_rows ? n : 0),
+        kkt(n + Kept(), n + Kept()),
+        lu(n + Kept()),
         forces(n),
-        phi(m),
-        rhs(n + m),
-        delta(n + m),
+        phi(Kept()),
+        phi_all(drops_rows ? m : 0),
+        lambda_kept(drops_rows ? Kept() : 0),
+        rhs(n + Kept()),
+        delta(n + Kept()),
         q_pred(n),
         v_pred(n) {
     if (sparse) {
@@ -74,13 +83,19 @@ struct Index3Workspace final : FixedStepWorkspace {
     }
   }
   int DenseSize(int size) const { return sparse ? 0 : size; }
+  int Kept() const { return static_cast<int>(kept.size()); }
 
   const MechanicalDae& dae;
   std::unique_ptr<DaeWorkspace> ws;
   std::unique_ptr<SparseKktSystem> sparse;  // null: the dense route
-  Matrix mass, dq, dv, dma, reaction, phi_q, kkt;
+  // Redundant constraints (Bricard's closure) make the Newton matrix singular; the dense
+  // route then imposes an independent subset of the rows (IndependentConstraintRows at the
+  // start), whose multipliers carry the reactions (the others' stay zero).
+  std::vector<int> kept;
+  bool drops_rows;
+  Matrix mass, dq, dv, dma, reaction, phi_q, phi_q_all, kkt;
   Eigen::PartialPivLU<Matrix> lu;
-  Vector forces, phi, rhs, delta, q_pred, v_pred;
+  Vector forces, phi, phi_all, lambda_kept, rhs, delta, q_pred, v_pred;
   // The sparse route: M, d(M a)/dq + d(Phi_q^T lambda)/dq - dQ/dq and -dQ/dv on the tangent
   // pattern (their sum is K_T); Phi_q's entries live in `sparse`.
   std::vector<double> mass_values, stiffness_values, damping_values;
@@ -98,16 +113,24 @@ class NewmarkIndex3 final : public FixedStepMethod {
   std::unique_ptr<FixedStepWorkspace> Begin(const Problem& problem, double, FixedStepState& s,
                                             WorkCounters& counters,
                                             std::string& error) const override {
-    auto w = std::make_unique<Index3Workspace>(problem, problem.n(), problem.m(),
-                                               SparseKktSystem::Make(*problem.dae, solves_));
+    auto sparse = SparseKktSystem::Make(*problem.dae, solves_);
+    std::vector<int> kept(problem.m());
+    std::iota(kept.begin(), kept.end(), 0);
+    if (!sparse && problem.m() > 0) {  // the sparse route refuses dependent rows itself
+      auto start_ws = problem.dae->MakeWorkspace();
+      kept = IndependentConstraintRows(*problem.dae, *start_ws, problem.t0, problem.q0);
+    }
+    auto w = std::make_unique<Index3Workspace>(problem, problem.n(), problem.m(), std::move(sparse),
+                                               std::move(kept));
     if (!StartFromIndex1Solution(w->dae, *w->ws, s, counters, error)) return nullptr;
+    if (w->drops_rows) KeptRowMultipliers(*w, s);
     return w;
   }
 
   StepStatus Step(FixedStepWorkspace& workspace, double h, FixedStepState& s,
                   WorkCounters& counters) const override {
     auto& w = MBB_DOWNCAST(Index3Workspace, workspace);
-    const int n = static_cast<int>(s.q.size()), m = static_cast<int>(s.lambda.size());
+    const int n = static_cast<int>(s.q.size());
     const double beta = params_.beta, gamma = params_.gamma, t1 = s.t + h;
     const double bh2 = beta * h * h;
     w.q_pred.noalias() = s.q + h * s.v + (0.5 - beta) * h * h * s.a;
@@ -131,7 +154,7 @@ class NewmarkIndex3 final : public FixedStepMethod {
       if (!w.delta.allFinite())
         return StepStatus::Failed("singular iteration matrix (redundant constraints?)");
       s.q += w.delta.head(n);
-      s.lambda += w.delta.tail(m) / bh2;
+      for (int i = 0; i < w.Kept(); ++i) s.lambda[w.kept[i]] += w.delta[n + i] / bh2;
       // Converged once the change of a is below tol relative, or q changes at round-off.
       const double dq_norm = w.delta.head(n).lpNorm<Eigen::Infinity>();
       refresh = dq_norm > kSlowContraction * previous_norm ||
@@ -158,23 +181,43 @@ class NewmarkIndex3 final : public FixedStepMethod {
   }
 
  private:
+  // The start's multipliers (a least-squares solution over all m rows) carried by the kept
+  // rows alone: Phi_q,kept^T lambda_kept = Phi_q^T lambda, solvable since the dropped rows
+  // depend on the kept ones.
+  static void KeptRowMultipliers(Index3Workspace& w, FixedStepState& s) {
+    w.dae.CalcPhiQ(*w.ws, s.t, s.q, w.phi_q_all);
+    SelectRows(w.phi_q_all, w.kept, w.phi_q);
+    const Vector reactions = w.phi_q_all.transpose() * s.lambda;
+    w.lambda_kept = w.phi_q.transpose().colPivHouseholderQr().solve(reactions);
+    s.lambda.setZero();
+    for (int i = 0; i < w.Kept(); ++i) s.lambda[w.kept[i]] = w.lambda_kept[i];
+  }
+
   // One Newton correction w.delta at the iterate s (q, v, a, lambda), dense: the residuals
   // (eq. 7 and eq. 10) with the first row scaled by beta h^2, and the tangent matrix (eqs.
   // 28-29) scaled likewise: beta h^2 K_T and beta h^2 Phi_q^T.
   static void SolveDense(Index3Workspace& w, double t1, double bh2, double gh, bool refresh,
                          const FixedStepState& s) {
-    const int n = static_cast<int>(s.q.size()), m = static_cast<int>(s.lambda.size());
+    const int n = static_cast<int>(s.q.size()), m = w.Kept();
     w.dae.CalcMassMatrix(*w.ws, s.q, w.mass);
     w.dae.CalcForces(*w.ws, t1, s.q, s.v, w.forces);
-    w.dae.CalcPhi(*w.ws, t1, s.q, w.phi);
-    w.dae.CalcPhiQ(*w.ws, t1, s.q, w.phi_q);
+    if (w.drops_rows) {
+      w.dae.CalcPhi(*w.ws, t1, s.q, w.phi_all);
+      w.dae.CalcPhiQ(*w.ws, t1, s.q, w.phi_q_all);
+      SelectRows(w.phi_all, w.kept, w.phi);
+      SelectRows(w.phi_q_all, w.kept, w.phi_q);
+      SelectRows(s.lambda, w.kept, w.lambda_kept);
+    } else {
+      w.dae.CalcPhi(*w.ws, t1, s.q, w.phi);
+      w.dae.CalcPhiQ(*w.ws, t1, s.q, w.phi_q);
+    }
     if (refresh) {
       w.dae.CalcForceJacobians(*w.ws, t1, s.q, s.v, w.dq, w.dv);
       w.dae.CalcMassTimesAccelerationJacobian(*w.ws, s.q, s.a, w.dma);
       w.dae.CalcReactionStiffness(*w.ws, t1, s.q, s.lambda, w.reaction);
     }
     w.rhs.head(n).noalias() = w.mass * s.a - w.forces;
-    w.rhs.head(n).noalias() += w.phi_q.transpose() * s.lambda;
+    w.rhs.head(n).noalias() += w.phi_q.transpose() * (w.drops_rows ? w.lambda_kept : s.lambda);
     w.rhs.head(n) *= -bh2;
     w.rhs.tail(m) = -w.phi;
     w.kkt.topLeftCorner(n, n) = w.mass + bh2 * (w.dma + w.reaction - w.dq) - gh * w.dv;
