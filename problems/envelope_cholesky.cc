@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "problems/invariant.h"
@@ -86,6 +87,16 @@ bool EnvelopeCholesky::Factor(double relative_pivot_tolerance) {
     row[k] = std::sqrt(pivot);
   }
   return true;
+}
+
+double EnvelopeCholesky::DiagonalRatio() const {
+  double largest = 0.0, smallest = std::numeric_limits<double>::infinity();
+  for (int k = 0; k < size(); ++k) {
+    const double d = values_[start_[k] + (k - first_[k])];
+    largest = std::max(largest, d);
+    smallest = std::min(smallest, d);
+  }
+  return size() == 0 ? 1.0 : largest / smallest;
 }
 
 void EnvelopeCholesky::Solve(VectorRef x) {

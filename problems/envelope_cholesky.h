@@ -41,6 +41,9 @@ class EnvelopeCholesky {
   bool Factor(double relative_pivot_tolerance);
   /// x = A^-1 b in place (original numbering), after a successful Factor().
   void Solve(VectorRef x);
+  /// max L(k, k) / min L(k, k) after a successful Factor(): about the square root of the
+  /// condition number of A (a cheap estimate, as the QR's |R_00| / |R_rr|).
+  double DiagonalRatio() const;
 
  private:
   std::vector<int> order_;     // order_[k]: original index of the k-th pivot

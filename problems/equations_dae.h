@@ -217,21 +217,20 @@ class EquationsDae final : public MechanicalDae {
     MBB_INVARIANT(
         q.size() == n() && v.size() == n() && phi_q_dot.rows() == m() && phi_q_dot.cols() == n(),
         "CalcPhiQDot: q, v (n), phi_q_dot (m x n)");
-    // Column j: d/ds d/de Phi(t + s, q + v s + e_j e) at s = e = 0. Its pattern lies inside
-    // that of Phi_q (a row that does not depend on q_j has no d/dq_j of its rate), so the
-    // same column groups apply.
-    auto& w = Cast(base);
-    const D2 time(D1(t, 0.0), D1(1.0, 0.0));
-    const JacobianCompression& c = Detected().phi_q;
     phi_q_dot.setZero();
-    for (int g = 0; g < c.num_groups(); ++g) {
-      for (int i = 0; i < n(); ++i) {
-        const double seed = c.group_of_column(i) == g ? 1.0 : 0.0;
-        w.q2[i] = D2(D1(q[i], seed), D1(v[i], 0.0));
-      }
-      eq_.Constraints(time, w.q2.data(), w.out2.data());
-      for (auto e = c.begin(g); e != c.end(g); ++e) phi_q_dot(e->row, e->col) = w.out2[e->row].d.d;
-    }
+    ForEachPhiQDotEntry(Cast(base), t, q, v,
+                        [&](const JacobianCompression::Entry& e, double value) {
+                          phi_q_dot(e.row, e.col) = value;
+                        });
+  }
+
+  void CalcPhiQDotEntries(DaeWorkspace& base, double t, ConstVectorRef q, ConstVectorRef v,
+                          double* values) const override {
+    MBB_INVARIANT(q.size() == n() && v.size() == n() && has_phi_q_entries(),
+                  "CalcPhiQDotEntries: q, v (n)");
+    ForEachPhiQDotEntry(Cast(base), t, q, v, [&](const JacobianCompression::Entry&, double value) {
+      *values++ = value;
+    });
   }
 
   void CalcReactionStiffness(DaeWorkspace& base, double t, ConstVectorRef q, ConstVectorRef lambda,
@@ -496,6 +495,25 @@ class EquationsDae final : public MechanicalDae {
   int m() const { return num_constraints(); }
 
   static Workspace& Cast(DaeWorkspace& base) { return MBB_DOWNCAST(Workspace, base); }
+
+  // d/dt Phi_q along (t + s, q + v s) by its structural entries, in the order of Phi_q's
+  // pattern: column j is d/ds d/de Phi(t + s, q + v s + e_j e) at s = e = 0. Its pattern lies
+  // inside that of Phi_q (a row that does not depend on q_j has no d/dq_j of its rate), so
+  // the same column groups apply.
+  template <class Take>
+  void ForEachPhiQDotEntry(Workspace& w, double t, ConstVectorRef q, ConstVectorRef v,
+                           Take&& take) const {
+    const D2 time(D1(t, 0.0), D1(1.0, 0.0));
+    const JacobianCompression& c = Detected().phi_q;
+    for (int g = 0; g < c.num_groups(); ++g) {
+      for (int i = 0; i < n(); ++i) {
+        const double seed = c.group_of_column(i) == g ? 1.0 : 0.0;
+        w.q2[i] = D2(D1(q[i], seed), D1(v[i], 0.0));
+      }
+      eq_.Constraints(time, w.q2.data(), w.out2.data());
+      for (auto e = c.begin(g); e != c.end(g); ++e) take(*e, w.out2[e->row].d.d);
+    }
+  }
 
   // The second-order seed of the pass for column groups a (inner) and b (outer) of `c`.
   void SeedGroupPair(Workspace& w, const JacobianCompression& c, ConstVectorRef q, int a,

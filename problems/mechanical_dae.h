@@ -116,6 +116,13 @@ class MechanicalDae {
     MBB_INVARIANT(false, "CalcPhiQEntries: this DAE does not give Phi_q's entries");
   }
 
+  /// d/dt Phi_q along (t + s, q + v s) on Phi_q's pattern (the order of CalcPhiQEntries);
+  /// only where has_phi_q_entries().
+  virtual void CalcPhiQDotEntries(DaeWorkspace& /*ws*/, double /*t*/, ConstVectorRef /*q*/,
+                                  ConstVectorRef /*v*/, double* /*values*/) const {
+    MBB_INVARIANT(false, "CalcPhiQDotEntries: this DAE does not give Phi_q's entries");
+  }
+
   /// The pattern of the Newton matrix's n x n terms (tangent_pattern.h), or null if the DAE
   /// gives them only as dense matrices. With it, CalcMassMatrixEntries and
   /// CalcTangentStiffnessEntries fill values[k] for entry k of the pattern: an implicit

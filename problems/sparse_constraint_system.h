@@ -70,6 +70,10 @@ class SparseConstraintSystem {
   /// out = G^-1 y (n).
   void ApplyInverseMetric(ConstVectorRef y, VectorRef out) const;
 
+  /// A cheap estimate of the condition number of J (metric I) after a successful Factor():
+  /// the ratio of the extreme diagonal entries of S's Cholesky factor.
+  double ConditionEstimate() const { return cholesky_.DiagonalRatio(); }
+
   int num_coordinates() const { return n_; }
   int num_constraints() const { return m_; }
   long envelope_size() const { return cholesky_.envelope_size(); }

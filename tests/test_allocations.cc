@@ -158,24 +158,29 @@ TEST_CASE("the sparse constraint solves do not allocate", "[allocations]") {
   CHECK(OdeFormAllocations(p) == 0);  // OdeFormOptions' default: auto
 }
 
-TEST_CASE("newmark-index3 on the sparse Newton system does not allocate per step",
+TEST_CASE("newmark-index3 and tangent-newmark on their sparse routes do not allocate per step",
           "[allocations]") {
   // n_four_bar N = 20 (123 coordinates): past the `auto` threshold. A run of 2N steps makes
   // exactly as many allocations as a run of N steps.
   const Problem p =
       BuildProblem("n_four_bar", ParameterSet(std::map<std::string, std::string>{{"N", "20"}}));
-  const auto method = FindMethod("newmark-index3").create(ParameterSet());
-  auto allocations = [&](int steps) {
-    RunSettings s;
-    s.h = 1e-3;
-    s.t_end = steps * s.h;
-    NullObserver observer;
-    const long before = g_allocations.load();
-    REQUIRE(method->Run(p, s, observer).status == RunStatus::kOk);
-    return g_allocations.load() - before;
-  };
-  allocations(10);  // warm-up
-  CHECK(allocations(50) == allocations(100));
+  for (const char* name : {"newmark-index3", "tangent-newmark"}) {
+    const auto method = FindMethod(name).create(ParameterSet());
+    auto allocations = [&](int steps) {
+      RunSettings s;
+      s.h = 1e-3;
+      s.t_end = steps * s.h;
+      NullObserver observer;
+      const long before = g_allocations.load();
+      const RunOutcome outcome = method->Run(p, s, observer);
+      REQUIRE(outcome.status == RunStatus::kOk);
+      REQUIRE(outcome.extra_metrics.at("newton_solves_sparse") > 0.0);
+      return g_allocations.load() - before;
+    };
+    allocations(10);  // warm-up
+    INFO(name);
+    CHECK(allocations(50) == allocations(100));
+  }
 }
 
 TEST_CASE("continued-qr and traditional-qr steps do not allocate", "[allocations]") {

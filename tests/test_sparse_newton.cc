@@ -7,8 +7,10 @@
 
 #include "harness/runner.h"
 #include "methods/common/sparse_kkt_system.h"
+#include "methods/method.h"
 #include "problems/envelope_lu.h"
 #include "problems/problem.h"
+#include "tests/forwarding_dae.h"
 #include "tests/run_spec.h"
 
 namespace mbb {
@@ -177,6 +179,66 @@ TEST_CASE("newmark-index3 takes the dense LU where the envelope LU refuses", "[s
   for (size_t i = 0; i < dense.final_q.size(); ++i)
     difference = std::max(difference, std::abs(sparse.final_q[i] - dense.final_q[i]));
   CHECK(difference < 1e-10);
+}
+
+// n_four_bar whose Phi_q entries (read by the sparse routes only) lose their first row
+// while t is in [0.3, 0.4): S = Phi_q Phi_q^T is singular there and the sparse route must
+// refuse, so that those passes take the dense route.
+class RefusingSparseDae final : public ForwardingDae {
+ public:
+  using ForwardingDae::ForwardingDae;
+  void CalcPhiQEntries(DaeWorkspace& ws, double t, ConstVectorRef q,
+                       double* values) const override {
+    ForwardingDae::CalcPhiQEntries(ws, t, q, values);
+    if (t < 0.3 || t >= 0.4) return;
+    const auto& entries = constraint_jacobian_pattern()->entries();
+    for (size_t e = 0; e < entries.size(); ++e)
+      if (entries[e].row == 0) values[e] = 0.0;
+  }
+};
+
+struct LastState final : StepObserver {
+  Vector q;
+  void OnStep(const StepSample& sample) override { q = sample.q; }
+};
+
+TEST_CASE(
+    "tangent-newmark on the sparse route follows the dense route, and hands over the "
+    "passes it refuses",
+    "[sparse]") {
+  // n_four_bar N = 10 over 0.5 s at h = 1e-3 (1000 passes): the routes solve the same
+  // equations with a different basis of the tangent space and different solves, so they
+  // agree to the round-off the iteration carries (measured: 6.5e-11 m over 1 s through the
+  // singular position at 0.71 s, 1e-15 over 0.2 s); 1e-9 m is the margin, and a wrong term
+  // of the pass would move the converged steps by the method's own error (1e-5 m) or more.
+  Problem p =
+      BuildProblem("n_four_bar", ParameterSet(std::map<std::string, std::string>{{"N", "10"}}));
+  RunSettings settings;
+  settings.h = 1e-3;
+  settings.t_end = 0.5;
+  auto run = [&](const Problem& problem, const char* solves, LastState& last) {
+    const auto method = FindMethod("tangent-newmark")
+                            .create(ParameterSet(
+                                std::map<std::string, std::string>{{"constraint_solves", solves}}));
+    return method->Run(problem, settings, last);
+  };
+  LastState dense_state, sparse_state, refused_state;
+  const RunOutcome dense = run(p, "dense", dense_state);
+  const RunOutcome sparse = run(p, "sparse", sparse_state);
+  Problem refusing = p;
+  refusing.dae = std::make_shared<RefusingSparseDae>(p.dae);
+  const RunOutcome refused = run(refusing, "sparse", refused_state);
+  REQUIRE(dense.status == RunStatus::kOk);
+  REQUIRE(sparse.status == RunStatus::kOk);
+  REQUIRE(refused.status == RunStatus::kOk);
+  CHECK(dense.extra_metrics.count("newton_solves_sparse") == 0);
+  CHECK(sparse.extra_metrics.at("newton_solves_dense_fallback") == 0.0);
+  CHECK(sparse.extra_metrics.at("newton_solves_sparse") ==
+        static_cast<double>(sparse.counters.newton_iterations));
+  // 100 steps in the window, two passes or more each.
+  CHECK(refused.extra_metrics.at("newton_solves_dense_fallback") >= 200.0);
+  CHECK((sparse_state.q - dense_state.q).lpNorm<Eigen::Infinity>() < 1e-9);
+  CHECK((refused_state.q - dense_state.q).lpNorm<Eigen::Infinity>() < 1e-9);
 }
 
 }  // namespace

@@ -33,15 +33,30 @@ std::vector<ParameterSpec> NewmarkParameters::ModifiedNewtonSpecs() {
   return specs;
 }
 
-std::vector<ParameterSpec> NewmarkParameters::Index3Specs() {
-  std::vector<ParameterSpec> specs = ModifiedNewtonSpecs();
+namespace {
+
+std::vector<ParameterSpec> WithConstraintSolves(const std::string& what) {
+  std::vector<ParameterSpec> specs = NewmarkParameters::ModifiedNewtonSpecs();
   specs.push_back({"constraint_solves",
                    "auto",
-                   "Newton system [K_T Phi_q^T; Phi_q 0]: dense LU, sparse envelope LU "
-                   "(methods/common/sparse_kkt_system.h), or auto (sparse from " +
-                       std::to_string(kSparseMinCoordinates) + " coordinates on)",
+                   what + ", or auto (sparse from " + std::to_string(kSparseMinCoordinates) +
+                       " coordinates on)",
                    {"auto", "dense", "sparse"}});
   return specs;
+}
+
+}  // namespace
+
+std::vector<ParameterSpec> NewmarkParameters::Index3Specs() {
+  return WithConstraintSolves(
+      "Newton system [K_T Phi_q^T; Phi_q 0]: dense LU, sparse envelope LU "
+      "(methods/common/sparse_kkt_system.h)");
+}
+
+std::vector<ParameterSpec> NewmarkParameters::TangentSpecs() {
+  return WithConstraintSolves(
+      "constraint solves and tangent basis: dense QR of Phi_q^T, sparse Cholesky of "
+      "Phi_q Phi_q^T (methods/newmark/tangent_sparse_system.h)");
 }
 
 NewmarkParameters NewmarkParameters::FromParameters(const ParameterSet& p,

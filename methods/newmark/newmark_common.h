@@ -44,6 +44,9 @@ struct NewmarkParameters {
   /// ModifiedNewtonSpecs() and `constraint_solves` (newmark-index3's Newton system: dense
   /// LU, sparse envelope LU, or auto).
   static std::vector<ParameterSpec> Index3Specs();
+  /// ModifiedNewtonSpecs() and `constraint_solves` (tangent-newmark's constraint solves and
+  /// tangent-space basis: dense QR, sparse Cholesky of Phi_q Phi_q^T, or auto).
+  static std::vector<ParameterSpec> TangentSpecs();
 };
 
 /// Eq. (26): the largest stable step for the frequency omega (rad/s), or +inf if the scheme

@@ -43,7 +43,7 @@ std::vector<MethodEntry> NewmarkMethodEntries() {
        {{"form", "minimal"}}},
       {"tangent-newmark",
        "Newmark integrated in the tangent space of the linearised constraint manifold",
-       "paper 001 s5 eqs 32-58, Fig 11", true, false, NewmarkParameters::ModifiedNewtonSpecs(),
+       "paper 001 s5 eqs 32-58, Fig 11", true, false, NewmarkParameters::TangentSpecs(),
        MakeTangentNewmark, nullptr,
        // Default trapezoidal: second order; the constraints and "all the relevant
        // derivatives" are verified at every step (paper 001 abstract, s5 eqs 34, 38, 42).

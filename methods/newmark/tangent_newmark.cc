@@ -38,6 +38,13 @@
 // omega_max over the run is the largest natural frequency of (M_R, K_R) at the converged
 // iterates (section 5), and h_stability_limit_predicted follows from eq. (26).
 //
+// Two routes for the linear algebra of a pass (`constraint_solves=auto|dense|sparse`): the
+// dense one below (n x n matrices, the QR of H^T), and from entries on long chains
+// (tangent_sparse_system.h: O(n k) per pass; `auto` takes it from 60 coordinates on when H
+// has full row rank at the start). Both share FinishPass, StateFromAlpha and TrackFrequency
+// through small operation structs (DenseOps, SparseOps); a pass whose H H^T the sparse route
+// refuses (a singular position) runs on the dense route with fresh derivatives.
+//
 // Numerical rank: the rank-revealing factorisation of problems/constraint_factorization.h,
 // capped during a step by the rank on the manifold at the last accepted state (Factor()).
 // Convergence: relative change below `tol`, with a round-off floor that grows with
@@ -71,6 +78,7 @@
 #include "methods/fixed_step_method.h"
 #include "methods/newmark/newmark_common.h"
 #include "methods/newmark/newmark_methods.h"
+#include "methods/newmark/tangent_sparse_system.h"
 #include "problems/constraint_factorization.h"
 #include "problems/invariant.h"
 
@@ -125,6 +133,13 @@ struct TangentWorkspace final : FixedStepWorkspace {
         rhs_k(n) {}
   const MechanicalDae& dae;
   std::unique_ptr<DaeWorkspace> ws;
+  // The sparse route (tangent_sparse_system.h), null for the dense one. The dense members
+  // are allocated either way (untouched memory on the sparse route) and take a pass whose
+  // constraint system the sparse route refuses (a singular position).
+  std::unique_ptr<TangentSparseSystem> sparse;
+  bool last_pass_sparse = false;  // which route's matrices the last pass left
+  long sparse_passes = 0, dense_fallbacks = 0;
+  bool sparse_derivatives_valid = false;  // the sparse route has evaluated K, C, H', H''
   int n, m, rank = 0, k = 0;
   int computed_rank = 0;
   int manifold_rank = 0;  // set in Begin and after each accepted step
@@ -157,6 +172,12 @@ struct TangentWorkspace final : FixedStepWorkspace {
     factorization.FormBases();
     computed_rank = factorization.computed_rank();
     rank = factorization.rank();
+    SetRank(rank);
+  }
+
+  // k = n - rank and the k x k storage for it (reallocated only when the rank changes).
+  void SetRank(int r) {
+    rank = r;
     if (n - rank != k || !frequency) {
       k = n - rank;
       reduced.resize(k, k);
@@ -167,8 +188,11 @@ struct TangentWorkspace final : FixedStepWorkspace {
     }
   }
 
-  // Condition estimate of H from the pivoted QR: |R_00| / |R_{r-1,r-1}| (1 if m = 0).
-  double ConditionEstimate() const { return factorization.ConditionEstimate(); }
+  // Condition estimate of H of the last pass: from the pivoted QR, |R_00| / |R_{r-1,r-1}|
+  // (1 if m = 0), or from the sparse route's Cholesky of H H^T.
+  double ConditionEstimate() const {
+    return last_pass_sparse ? sparse->ConditionEstimate() : factorization.ConditionEstimate();
+  }
 
   // Minimum-norm solution of H X = B (B: m x c), eq. (33)-(47) particular solutions:
   // H = P R^T Q^T, so X = Q1 R11^-T (P^T B)_{1:r}.
@@ -186,7 +210,8 @@ struct TangentWorkspace final : FixedStepWorkspace {
 class TangentNewmark final : public FixedStepMethod {
  public:
   explicit TangentNewmark(const ParameterSet& p)
-      : params_(NewmarkParameters::FromParameters(p, false)) {}
+      : params_(NewmarkParameters::FromParameters(p, false)),
+        solves_(ParseConstraintSolves(p.GetString("constraint_solves", "auto"))) {}
 
  protected:
   std::unique_ptr<FixedStepWorkspace> Begin(const Problem& problem, double, FixedStepState& s,
@@ -198,8 +223,14 @@ class TangentNewmark final : public FixedStepMethod {
     s.has_extra = true;
     // Rank of Phi_q on the manifold at the (consistent) initial state.
     w->manifold_rank = w->m;
-    if (w->m > 0) w->dae.CalcPhiQ(*w->ws, s.t, s.q, w->h_mat);
-    w->Factor();
+    if (w->m > 0) w->sparse = TangentSparseSystem::Make(w->dae, *w->ws, s.t, s.q, solves_);
+    if (w->sparse) {  // full rank at the start (Make checks)
+      w->computed_rank = w->m;
+      w->SetRank(w->m);
+    } else {
+      if (w->m > 0) w->dae.CalcPhiQ(*w->ws, s.t, s.q, w->h_mat);
+      w->Factor();
+    }
     w->manifold_rank = w->computed_rank;
     return w;
   }
@@ -220,7 +251,7 @@ class TangentNewmark final : public FixedStepMethod {
     w.derivatives_reusable = false;
     double previous_change = std::numeric_limits<double>::infinity();
     for (int iter = 0; iter < params_.max_iterations; ++iter) {
-      if (!Iterate(w, h, t1, s, refresh, counters))
+      if (!Pass(w, h, t1, s, refresh, counters))
         return StepStatus::Failed("singular reduced system");
       refreshed = refreshed || refresh;
       const double dx = (w.x1 - w.x0).lpNorm<Eigen::Infinity>();
@@ -261,7 +292,9 @@ class TangentNewmark final : public FixedStepMethod {
         w.manifold_rank = w.computed_rank;
         // Per-step series (paper 001 Fig. 25); a step that reused an earlier step's
         // derivatives has no omega of its own (NaN, left out of omega_max).
-        s.extra[0] = refreshed ? TrackFrequency(w) : std::numeric_limits<double>::quiet_NaN();
+        s.extra[0] = !refreshed           ? std::numeric_limits<double>::quiet_NaN()
+                     : w.last_pass_sparse ? TrackFrequency(w, SparseOps{w, *w.sparse})
+                                          : TrackFrequency(w, DenseOps{w});
         // Reused while the iteration contracts well and a step takes at most
         // kReusePasses passes (older terms cost more passes than a refresh saves).
         w.derivatives_reusable = !refresh && iter < kReusePasses;
@@ -279,6 +312,10 @@ class TangentNewmark final : public FixedStepMethod {
   void Finish(FixedStepWorkspace& workspace, std::map<std::string, double>& m) const override {
     auto& w = MBB_DOWNCAST(TangentWorkspace, workspace);
     if (w.omega_valid) ReportStabilityMetrics(w.omega_max, params_.gamma, params_.beta, m);
+    if (w.sparse) {  // the names newmark-index3 reports for its Newton solves
+      m["newton_solves_sparse"] = static_cast<double>(w.sparse_passes);
+      m["newton_solves_dense_fallback"] = static_cast<double>(w.dense_fallbacks);
+    }
   }
 
  private:
@@ -354,11 +391,115 @@ class TangentNewmark final : public FixedStepMethod {
     }
   }
 
-  // One pass of Fig. 11 at the iterate (x0, v0, a0); writes the next iterate to x1, v1, a1.
-  // With `refresh` false the derivative terms (K, C, H', H'') of the last refresh are kept.
+  // The matrices of a pass on each route, for the steps both share (FinishPass,
+  // StateFromAlpha, TrackFrequency): N_H, products with M, K, C = -dQ/dv, H, H' and H'',
+  // and the minimum-norm solves with H.
+  struct DenseOps {
+    TangentWorkspace& w;
+    auto null_space() const { return w.null_space(); }
+    template <class X, class Y>
+    void AddMass(double scale, const X& x, Y&& y) const {
+      y.noalias() += scale * w.mass * x;
+    }
+    template <class X, class Y>
+    void AddStiffness(double scale, const X& x, Y&& y) const {
+      y.noalias() += scale * w.stiffness * x;
+    }
+    template <class X, class Y>
+    void AddDamping(double scale, const X& x, Y&& y) const {
+      y.noalias() -= scale * w.dv * x;
+    }
+    template <class X, class Y>
+    void AddHDot(double scale, const X& x, Y&& y) const {
+      y.noalias() += scale * w.h_dot * x;
+    }
+    template <class X, class Y>
+    void AddHDDot(double scale, const X& x, Y&& y) const {
+      y.noalias() += scale * w.h_ddot * x;
+    }
+    template <class X, class Y>
+    void MultiplyH(const X& x, Y&& y) const {
+      y.noalias() = w.h_mat * x;
+    }
+    template <class B, class X>
+    void SolveMinimumNorm(const B& b, X&& x) const {
+      w.SolveMinimumNorm(b, x);
+    }
+    void SolveMultiplier(const Vector& b, Vector& lambda) const { w.SolveMultiplier(b, lambda); }
+  };
+  struct SparseOps {
+    using Term = TangentSparseSystem::Term;
+    TangentWorkspace& w;
+    TangentSparseSystem& sparse;
+    const Matrix& null_space() const { return sparse.null_space(); }
+    template <class X, class Y>
+    void AddMass(double scale, const X& x, Y&& y) const {
+      sparse.AddProduct(Term::kMass, scale, x, y);
+    }
+    template <class X, class Y>
+    void AddStiffness(double scale, const X& x, Y&& y) const {
+      sparse.AddProduct(Term::kStiffness, scale, x, y);
+    }
+    template <class X, class Y>
+    void AddDamping(double scale, const X& x, Y&& y) const {
+      sparse.AddProduct(Term::kDamping, scale, x, y);
+    }
+    template <class X, class Y>
+    void AddHDot(double scale, const X& x, Y&& y) const {
+      sparse.AddProduct(Term::kHDot, scale, x, y);
+    }
+    template <class X, class Y>
+    void AddHDDot(double scale, const X& x, Y&& y) const {
+      sparse.AddProduct(Term::kHDDot, scale, x, y);
+    }
+    template <class X, class Y>
+    void MultiplyH(const X& x, Y&& y) const {
+      sparse.MultiplyH(x, y);
+    }
+    template <class B, class X>
+    void SolveMinimumNorm(const B& b, X&& x) const {
+      if constexpr (B::ColsAtCompileTime == 1) {
+        sparse.SolveMinimumNorm(b, x);
+      } else {
+        sparse.SolveMinimumNormColumns(b, x);
+      }
+    }
+    void SolveMultiplier(const Vector& b, Vector& lambda) const {
+      sparse.SolveMultiplier(b, lambda);
+    }
+  };
+
+  // One pass of Fig. 11 at the iterate (x0, v0, a0) on the sparse route where it has one
+  // and its constraint system factors, else on the dense route; writes x1, v1, a1. With
+  // `refresh` false the derivative terms (K, C, H', H'') of the last refresh are kept.
+  bool Pass(TangentWorkspace& w, double h, double t1, const FixedStepState& s, bool refresh,
+            WorkCounters& counters) const {
+    if (w.sparse && w.sparse->Factor(*w.ws, t1, w.x0)) {
+      const bool fresh = refresh || !w.sparse_derivatives_valid;
+      ++counters.newton_iterations, ++counters.rhs_evals, ++counters.factorizations;
+      if (fresh) ++counters.jacobian_evals;
+      w.sparse->EvaluateMass(*w.ws, w.x0);
+      w.dae.CalcForces(*w.ws, t1, w.x0, w.v0, w.forces);
+      w.last_pass_sparse = true;
+      ++w.sparse_passes;
+      SparseOps ops{w, *w.sparse};
+      auto evaluate_derivatives = [&] {
+        w.sparse->EvaluateDerivatives(*w.ws, t1, w.x0, w.v0, w.a0, w.lambda0);
+        w.sparse_derivatives_valid = true;
+      };
+      return FinishPass(w, h, t1, s, fresh, ops, evaluate_derivatives);
+    }
+    // The dense route; a pass after a refusal takes fresh derivatives (its matrices may be
+    // older than the sparse route's).
+    const bool fresh = refresh || (w.sparse != nullptr && w.last_pass_sparse);
+    w.last_pass_sparse = false;
+    if (w.sparse) ++w.dense_fallbacks;
+    return Iterate(w, h, t1, s, fresh, counters);
+  }
+
+  // The dense pass: dynamics, H and its rank-revealing QR, then FinishPass.
   bool Iterate(TangentWorkspace& w, double h, double t1, const FixedStepState& s, bool refresh,
                WorkCounters& counters) const {
-    const double beta = params_.beta, gamma = params_.gamma;
     const MechanicalDae& dae = w.dae;
     DaeWorkspace& ws = *w.ws;
     ++counters.newton_iterations, ++counters.rhs_evals;
@@ -376,13 +517,26 @@ class TangentNewmark final : public FixedStepMethod {
     if (w.m > 0) dae.CalcPhiQ(ws, t1, w.x0, w.h_mat);
     w.Factor();
     ++counters.factorizations;
+    if (w.m > 0) w.sparse_derivatives_valid = false;  // this pass's K, H' are the dense ones
+    return FinishPass(w, h, t1, s, refresh, DenseOps{w}, [&] { RefreshDerivatives(w, t1); });
+  }
+
+  // The rest of a pass, the same on both routes: the multiplier of the iterate, the
+  // derivative terms on a refresh, and steps 2-5 of Fig. 11.
+  template <class Ops, class Refresh>
+  bool FinishPass(TangentWorkspace& w, double h, double t1, const FixedStepState& s, bool refresh,
+                  const Ops& ops, Refresh&& refresh_derivatives) const {
+    const double beta = params_.beta, gamma = params_.gamma;
+    const MechanicalDae& dae = w.dae;
+    DaeWorkspace& ws = *w.ws;
     const int k = w.k;
-    auto null_space = w.null_space();
+    const auto& null_space = ops.null_space();  // a reference: no copy of N_H
 
     // Least-squares multiplier of the iterate: Phi_q^T lambda = Q - M a.
-    w.residual.noalias() = w.forces - w.mass * w.a0;
-    w.SolveMultiplier(w.residual, w.lambda0);
-    if (refresh) RefreshDerivatives(w, t1);
+    w.residual = w.forces;
+    ops.AddMass(-1.0, w.a0, w.residual);
+    ops.SolveMultiplier(w.residual, w.lambda0);
+    if (refresh) refresh_derivatives();
 
     // 2. Particular solutions. x_p is taken of minimum norm relative to the iterate
     //    (x_p - x0 = H^+ (-Phi(x0)), a solution of eq. 33 that differs from the minimum-norm
@@ -393,21 +547,24 @@ class TangentNewmark final : public FixedStepMethod {
     if (w.m > 0) {
       dae.CalcPhi(ws, t1, w.x0, w.vec_m);
       w.vec_m2 = -w.vec_m;
-      w.SolveMinimumNorm(w.vec_m2, w.x_p);
+      ops.SolveMinimumNorm(w.vec_m2, w.x_p);
       w.x_p += w.x0;
       // Right-hand sides of eqs. (39) and (46) without the H' and H'' terms: the velocity
       // residual at the iterate is Phi_q v0 + Phi_t (the paper's q'_p in (39) is a slip).
       dae.CalcVelocityResidual(ws, t1, w.x0, w.v0, w.vec_m);
-      w.b_velocity.noalias() = w.h_mat * w.v0 - w.vec_m;    // = -Phi_t
+      ops.MultiplyH(w.v0, w.b_velocity);
+      w.b_velocity -= w.vec_m;                              // = -Phi_t
       dae.CalcGamma(ws, t1, w.x0, w.v0, w.b_acceleration);  // -(H a0 - gamma) + H a0
       // eq. (40)
-      Matrix& rhs = w.dxdd;  // scratch n x n; its top m rows hold the right-hand side
-      rhs.topLeftCorner(w.m, k).noalias() = -w.h_dot * null_space;
-      w.SolveMinimumNorm(rhs.topLeftCorner(w.m, k), xd_p_mat);
+      auto rhs = w.dxdd.topLeftCorner(w.m, k);  // scratch; its top m rows hold the rhs
+      rhs.setZero();
+      ops.AddHDot(-1.0, null_space, rhs);
+      ops.SolveMinimumNorm(rhs, xd_p_mat);
       // eq. (47)
-      rhs.topLeftCorner(w.m, k).noalias() = -2.0 * w.h_dot * xd_p_mat;
-      rhs.topLeftCorner(w.m, k).noalias() -= w.h_ddot * null_space;
-      w.SolveMinimumNorm(rhs.topLeftCorner(w.m, k), xdd_p1_mat);
+      rhs.setZero();
+      ops.AddHDot(-2.0, xd_p_mat, rhs);
+      ops.AddHDDot(-1.0, null_space, rhs);
+      ops.SolveMinimumNorm(rhs, xdd_p1_mat);
     } else {
       w.x_p.setZero();
       xd_p_mat.setZero();
@@ -433,7 +590,7 @@ class TangentNewmark final : public FixedStepMethod {
     alpha_d_pred.noalias() = alpha_d + ((1.0 - gamma) * h) * alpha_dd;
     // State at alpha1'' = 0 (eqs. 34, 38, 45) into x1, v1, a1.
     alpha_dd.setZero();
-    StateFromAlpha(w, alpha_pred, alpha_d_pred, alpha_dd);
+    StateFromAlpha(w, ops, alpha_pred, alpha_d_pred, alpha_dd);
     // Derivatives with respect to alpha1'' (eqs. 34, 38, 45 with X'_p2 = 2 X'_p, eq. 49).
     auto dx = w.dx.leftCols(k);
     auto dxd = w.dxd.leftCols(k);
@@ -442,20 +599,22 @@ class TangentNewmark final : public FixedStepMethod {
     dxd = (gamma * h) * null_space + (beta * h * h) * xd_p_mat;
     dxdd = null_space + (2.0 * gamma * h) * xd_p_mat + (beta * h * h) * xdd_p1_mat;
     // Linearised equilibrium premultiplied by N_G^T, eq. (52).
-    w.residual.noalias() = w.mass * w.a0 - w.forces;  // N^T Phi_q^T lambda0 = 0
+    w.residual = -w.forces;  // N^T Phi_q^T lambda0 = 0
+    ops.AddMass(1.0, w.a0, w.residual);
     w.vec_n = w.x1 - w.x0;
-    w.residual.noalias() += w.stiffness * w.vec_n;
+    ops.AddStiffness(1.0, w.vec_n, w.residual);
     w.vec_n = w.v1 - w.v0;
-    w.residual.noalias() -= w.dv * w.vec_n;  // C = -dQ/dv
+    ops.AddDamping(1.0, w.vec_n, w.residual);
     w.vec_n = w.a1 - w.a0;
-    w.residual.noalias() += w.mass * w.vec_n;
+    ops.AddMass(1.0, w.vec_n, w.residual);
     auto rhs_k = w.rhs_k.head(k);
     rhs_k.noalias() = null_space.transpose() * w.residual;  // negated below: -(A b) would
     rhs_k = -rhs_k;                                         // evaluate into a temporary
     auto work = w.work_nn.leftCols(k);
-    work.noalias() = w.stiffness * dx;
-    work.noalias() -= w.dv * dxd;
-    work.noalias() += w.mass * dxdd;
+    work.setZero();
+    ops.AddStiffness(1.0, dx, work);
+    ops.AddDamping(1.0, dxd, work);
+    ops.AddMass(1.0, dxdd, work);
     w.reduced.noalias() = null_space.transpose() * work;
     w.reduced_lu.compute(w.reduced);
     alpha_dd.noalias() = w.reduced_lu.solve(rhs_k);  // alpha1''
@@ -464,7 +623,7 @@ class TangentNewmark final : public FixedStepMethod {
     // 5. Next iterate, eqs. (34), (38), (45) at alpha1''.
     alpha_pred.noalias() += (beta * h * h) * alpha_dd;
     alpha_d_pred.noalias() += (gamma * h) * alpha_dd;
-    StateFromAlpha(w, alpha_pred, alpha_d_pred, alpha_dd);
+    StateFromAlpha(w, ops, alpha_pred, alpha_d_pred, alpha_dd);
     return true;
   }
 
@@ -476,10 +635,10 @@ class TangentNewmark final : public FixedStepMethod {
   // Summing before solving matters near a singular position (double_four_bar): X'_p and
   // X''_p1 grow like cond(H) and cond(H)^2, the separate products cancel to O(|a|), and
   // their round-off (~eps cond(H)^3) would keep the iteration from converging.
-  template <class A, class Ad, class Add>
-  void StateFromAlpha(TangentWorkspace& w, const A& alpha1, const Ad& alpha1_d,
+  template <class Ops, class A, class Ad, class Add>
+  void StateFromAlpha(TangentWorkspace& w, const Ops& ops, const A& alpha1, const Ad& alpha1_d,
                       const Add& alpha1_dd) const {
-    auto null_space = w.null_space();
+    const auto& null_space = ops.null_space();  // a reference: no copy of N_H
     w.x1 = w.x_p;
     w.x1.noalias() += null_space * alpha1;  // eq. (34)
     w.v1.noalias() = null_space * alpha1_d;
@@ -487,28 +646,31 @@ class TangentNewmark final : public FixedStepMethod {
     if (w.m == 0) return;
     w.vec_n = w.x0 - w.x1;
     w.vec_m2 = w.b_velocity;
-    w.vec_m2.noalias() += w.h_dot * w.vec_n;
-    w.SolveMinimumNorm(w.vec_m2, w.range_part);
+    ops.AddHDot(1.0, w.vec_n, w.vec_m2);
+    ops.SolveMinimumNorm(w.vec_m2, w.range_part);
     w.v1 += w.range_part;  // eqs. (38)-(40)
     w.vec_m2 = w.b_acceleration;
-    w.vec_m2.noalias() += w.h_ddot * w.vec_n;
+    ops.AddHDDot(1.0, w.vec_n, w.vec_m2);
     w.vec_n = w.v0 - w.v1;
-    w.vec_m2.noalias() += 2.0 * w.h_dot * w.vec_n;
-    w.SolveMinimumNorm(w.vec_m2, w.range_part);
+    ops.AddHDot(2.0, w.vec_n, w.vec_m2);
+    ops.SolveMinimumNorm(w.vec_m2, w.range_part);
     w.a1 += w.range_part;  // eqs. (45)-(47)
   }
 
   // Section 5: M_R = N^T M N, K_R = N^T K N + N^T C X'_p + N^T M X''_p1 at the iterate.
   // Returns this step's largest natural frequency (NaN if it could not be computed).
-  double TrackFrequency(TangentWorkspace& w) const {
+  template <class Ops>
+  double TrackFrequency(TangentWorkspace& w, const Ops& ops) const {
     const int k = w.k;
-    auto null_space = w.null_space();
+    const auto& null_space = ops.null_space();  // a reference: no copy of N_H
     auto work = w.work_nn.leftCols(k);
-    work.noalias() = w.mass * null_space;
+    work.setZero();
+    ops.AddMass(1.0, null_space, work);
     w.reduced_mass.noalias() = null_space.transpose() * work;
-    work.noalias() = w.stiffness * null_space;
-    work.noalias() -= w.dv * w.xd_p_mat.leftCols(k);
-    work.noalias() += w.mass * w.xdd_p1_mat.leftCols(k);
+    work.setZero();
+    ops.AddStiffness(1.0, null_space, work);
+    ops.AddDamping(1.0, w.xd_p_mat.leftCols(k), work);
+    ops.AddMass(1.0, w.xdd_p1_mat.leftCols(k), work);
     w.reduced_stiffness.noalias() = null_space.transpose() * work;
     const double omega = w.frequency->Compute(w.reduced_mass, w.reduced_stiffness);
     if (std::isfinite(omega)) {
@@ -520,6 +682,7 @@ class TangentNewmark final : public FixedStepMethod {
   }
 
   NewmarkParameters params_;
+  ConstraintSolves solves_;
 };
 
 }  // namespace

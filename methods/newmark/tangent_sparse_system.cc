@@ -1,0 +1,142 @@
+#include "methods/newmark/tangent_sparse_system.h"
+
+#include <cmath>
+#include <limits>
+
+namespace mbb {
+
+std::unique_ptr<TangentSparseSystem> TangentSparseSystem::Make(const MechanicalDae& dae,
+                                                               DaeWorkspace& ws, double t,
+                                                               ConstVectorRef q,
+                                                               ConstraintSolves choice) {
+  if (dae.tangent_pattern() == nullptr || dae.num_constraints() >= dae.num_coordinates())
+    return nullptr;
+  auto constraints = SparseConstraintSystem::Make(dae, nullptr, choice);
+  if (!constraints || !constraints->Factor(ws, t, q)) return nullptr;  // rank < m: dense
+  return std::unique_ptr<TangentSparseSystem>(new TangentSparseSystem(dae, std::move(constraints)));
+}
+
+TangentSparseSystem::TangentSparseSystem(const MechanicalDae& dae,
+                                         std::unique_ptr<SparseConstraintSystem> s)
+    : dae_(dae),
+      n_(dae.num_coordinates()),
+      m_(dae.num_constraints()),
+      constraints_(std::move(s)),
+      tangent_entries_(dae.tangent_pattern()->entries()),
+      phi_q_entries_(dae.constraint_jacobian_pattern()->entries()),
+      mass_(tangent_entries_.size()),
+      stiffness_(tangent_entries_.size()),
+      damping_(tangent_entries_.size()),
+      h_dot_(phi_q_entries_.size()),
+      h_ddot_(phi_q_entries_.size()),
+      scratch_(phi_q_entries_.size()),
+      seeds_(n_, n_ - m_),
+      null_space_(n_, n_ - m_),
+      vec_m_(m_),
+      vec_m2_(m_),
+      vec_n_(n_),
+      projection_(n_),
+      q_perturbed_(n_),
+      zero_n_(Vector::Zero(n_)) {
+  // Fixed pseudo-random seeds (Knuth's MMIX generator): generic, so their projections onto
+  // null(H) are independent with probability 1.
+  unsigned long long state = 0x2545F4914F6CDD1Dull;
+  for (Eigen::Index j = 0; j < seeds_.cols(); ++j)
+    for (int i = 0; i < n_; ++i) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      seeds_(i, j) = static_cast<double>(state >> 11) * 0x1.0p-53 - 0.5;
+    }
+}
+
+bool TangentSparseSystem::Factor(DaeWorkspace& ws, double t, ConstVectorRef q) {
+  if (!constraints_->Factor(ws, t, q)) return false;
+  // N_H: each seed projected onto null(H) (e - H^+ H e), made orthogonal to the columns
+  // before it and normalised; projection and orthogonalisation twice, since one pass of
+  // each leaves O(eps cond) components.
+  for (Eigen::Index j = 0; j < null_space_.cols(); ++j) {
+    auto column = null_space_.col(j);
+    column = seeds_.col(j);
+    for (int pass = 0; pass < 2; ++pass) {
+      MultiplyH(column, vec_m_);
+      constraints_->SolveMinimumNorm(vec_m_, projection_, vec_m2_);
+      column -= projection_;
+      for (Eigen::Index i = 0; i < j; ++i)
+        column -= null_space_.col(i).dot(column) * null_space_.col(i);
+    }
+    const double norm = column.norm();
+    if (!(norm > 0.0) || !std::isfinite(norm)) return false;
+    column /= norm;
+  }
+  return true;
+}
+
+void TangentSparseSystem::SolveMinimumNorm(ConstVectorRef b, VectorRef x) {
+  constraints_->SolveMinimumNorm(b, x, vec_m2_);
+}
+
+void TangentSparseSystem::SolveMultiplier(ConstVectorRef c, VectorRef lambda) {
+  MultiplyH(c, vec_m_);
+  constraints_->SolveMinimumNorm(vec_m_, projection_, lambda);
+}
+
+void TangentSparseSystem::EvaluateMass(DaeWorkspace& ws, ConstVectorRef q) {
+  if (mass_evaluated_ && dae_.has_constant_mass_matrix()) return;
+  dae_.CalcMassMatrixEntries(ws, q, mass_.data());
+  mass_evaluated_ = true;
+}
+
+void TangentSparseSystem::EvaluateDerivatives(DaeWorkspace& ws, double t, ConstVectorRef x,
+                                              ConstVectorRef v, ConstVectorRef a,
+                                              ConstVectorRef lambda) {
+  dae_.CalcTangentStiffnessEntries(ws, t, x, v, a, lambda, stiffness_.data(), damping_.data());
+  // H' = Phi_qq v + Phi_qt (eq. 35); H'' = Phi_qq a - dgamma/dq (eq. 41).
+  dae_.CalcPhiQDotEntries(ws, t, x, v, h_dot_.data());
+  dae_.CalcPhiQDotEntries(ws, t, x, a, h_ddot_.data());
+  dae_.CalcPhiQDotEntries(ws, t, x, zero_n_, scratch_.data());  // Phi_qt
+  for (size_t e = 0; e < h_ddot_.size(); ++e) h_ddot_[e] -= scratch_[e];
+  GammaJacobianByDifferences(ws, t, x, v);
+  for (size_t e = 0; e < h_ddot_.size(); ++e) h_ddot_[e] -= scratch_[e];
+}
+
+// dgamma/dq on Phi_q's pattern into scratch_, by central differences, all columns of a
+// group perturbed together (no row sees two of them): tangent_newmark.cc's dense form.
+void TangentSparseSystem::GammaJacobianByDifferences(DaeWorkspace& ws, double t, ConstVectorRef x,
+                                                     ConstVectorRef v) {
+  const JacobianCompression& pattern = *dae_.constraint_jacobian_pattern();
+  auto step_of = [&](int j) {
+    return std::cbrt(std::numeric_limits<double>::epsilon()) * (1.0 + std::abs(x[j]));
+  };
+  size_t e = 0;
+  for (int g = 0; g < pattern.num_groups(); ++g) {
+    for (int sign : {1, -1}) {
+      q_perturbed_ = x;
+      for (int j = 0; j < n_; ++j)
+        if (pattern.group_of_column(j) == g) q_perturbed_[j] += sign * step_of(j);
+      dae_.CalcGamma(ws, t, q_perturbed_, v, sign > 0 ? vec_m_ : vec_m2_);
+    }
+    for (auto entry = pattern.begin(g); entry != pattern.end(g); ++entry, ++e)
+      scratch_[e] = (vec_m_[entry->row] - vec_m2_[entry->row]) / (2.0 * step_of(entry->col));
+  }
+}
+
+const std::vector<JacobianCompression::Entry>& TangentSparseSystem::EntriesOf(Term term) const {
+  return term == Term::kHDot || term == Term::kHDDot ? phi_q_entries_ : tangent_entries_;
+}
+
+const double* TangentSparseSystem::ValuesOf(Term term) const {
+  switch (term) {
+    case Term::kMass:
+      return mass_.data();
+    case Term::kStiffness:
+      return stiffness_.data();
+    case Term::kDamping:
+      return damping_.data();
+    case Term::kHDot:
+      return h_dot_.data();
+    case Term::kHDDot:
+      return h_ddot_.data();
+  }
+  return nullptr;
+}
+
+}  // namespace mbb
