@@ -8,6 +8,7 @@
 #include "methods/common/acceleration_solver.h"
 #include "problems/derivative_check.h"
 #include "problems/problem.h"
+#include "tests/forwarding_dae.h"
 
 namespace mbb {
 namespace {
@@ -161,68 +162,31 @@ TEST_CASE("the Newton matrix's entries equal the dense derivative matrices", "[d
 namespace {
 
 // Wraps a correct DAE and corrupts one derivative, to test the checker.
-class CorruptedDae final : public MechanicalDae {
+class CorruptedDae final : public ForwardingDae {
  public:
   enum class Fault { kPhiQ, kForceJacobian, kGamma };
   CorruptedDae(std::shared_ptr<const MechanicalDae> inner, Fault fault)
-      : MechanicalDae(inner->num_coordinates(), inner->num_constraints()),
-        inner_(std::move(inner)),
-        fault_(fault) {}
-  std::unique_ptr<DaeWorkspace> MakeWorkspace() const override { return inner_->MakeWorkspace(); }
-  void CalcPhi(DaeWorkspace& w, double t, ConstVectorRef q, VectorRef o) const override {
-    inner_->CalcPhi(w, t, q, o);
-  }
+      : ForwardingDae(std::move(inner)), fault_(fault) {}
   void CalcPhiQ(DaeWorkspace& w, double t, ConstVectorRef q, MatrixRef o) const override {
-    inner_->CalcPhiQ(w, t, q, o);
+    ForwardingDae::CalcPhiQ(w, t, q, o);
     if (fault_ == Fault::kPhiQ) o(0, 0) *= 1.01;  // a 1 % slip in one entry
-  }
-  void CalcPhiT(DaeWorkspace& w, double t, ConstVectorRef q, VectorRef o) const override {
-    inner_->CalcPhiT(w, t, q, o);
-  }
-  void CalcVelocityResidual(DaeWorkspace& w, double t, ConstVectorRef q, ConstVectorRef v,
-                            VectorRef o) const override {
-    inner_->CalcVelocityResidual(w, t, q, v, o);
   }
   void CalcGamma(DaeWorkspace& w, double t, ConstVectorRef q, ConstVectorRef v,
                  VectorRef o) const override {
-    inner_->CalcGamma(w, t, q, v, o);
+    ForwardingDae::CalcGamma(w, t, q, v, o);
     if (fault_ == Fault::kGamma) o *= 2.0;  // the classic "forgot the 1/2" slip
-  }
-  void CalcPhiQDot(DaeWorkspace& w, double t, ConstVectorRef q, ConstVectorRef v,
-                   MatrixRef o) const override {
-    inner_->CalcPhiQDot(w, t, q, v, o);
-  }
-  void CalcReactionStiffness(DaeWorkspace& w, double t, ConstVectorRef q, ConstVectorRef l,
-                             MatrixRef o) const override {
-    inner_->CalcReactionStiffness(w, t, q, l, o);
-  }
-  void CalcMassMatrix(DaeWorkspace& w, ConstVectorRef q, MatrixRef o) const override {
-    inner_->CalcMassMatrix(w, q, o);
-  }
-  void CalcForces(DaeWorkspace& w, double t, ConstVectorRef q, ConstVectorRef v,
-                  VectorRef o) const override {
-    inner_->CalcForces(w, t, q, v, o);
   }
   void CalcForceJacobians(DaeWorkspace& w, double t, ConstVectorRef q, ConstVectorRef v,
                           MatrixRef dq, MatrixRef dv) const override {
-    inner_->CalcForceJacobians(w, t, q, v, dq, dv);
+    ForwardingDae::CalcForceJacobians(w, t, q, v, dq, dv);
     if (fault_ == Fault::kForceJacobian) dq = -dq;  // a sign slip
   }
-  void CalcMassTimesAccelerationJacobian(DaeWorkspace& w, ConstVectorRef q, ConstVectorRef a,
-                                         MatrixRef o) const override {
-    inner_->CalcMassTimesAccelerationJacobian(w, q, a, o);
-  }
-  double CalcEnergy(DaeWorkspace& w, double t, ConstVectorRef q, ConstVectorRef v) const override {
-    return inner_->CalcEnergy(w, t, q, v);
-  }
-  double CalcAppliedPower(DaeWorkspace& w, double t, ConstVectorRef q,
-                          ConstVectorRef v) const override {
-    return inner_->CalcAppliedPower(w, t, q, v);
-  }
-  bool has_constant_mass_matrix() const override { return inner_->has_constant_mass_matrix(); }
+  // The corrupted matrices have no entry forms: the checker must see the dense ones.
+  const JacobianCompression* constraint_jacobian_pattern() const override { return nullptr; }
+  bool has_phi_q_entries() const override { return false; }
+  const TangentPattern* tangent_pattern() const override { return nullptr; }
 
  private:
-  std::shared_ptr<const MechanicalDae> inner_;
   Fault fault_;
 };
 

@@ -13,6 +13,7 @@
 #include "harness/reference_maker.h"
 #include "methods/method.h"
 #include "reference/reference.h"
+#include "tests/forwarding_dae.h"
 #include "tests/run_spec.h"
 
 namespace mbb {
@@ -21,71 +22,19 @@ namespace {
 // The spatial pendulum's DAE (a point mass on a sphere about the origin, gravity -z) with
 // the momenta of a point mass, p = m v and L = r x m v, added: a small DAE with known
 // momenta that does not depend on the model layer's CalcMomenta.
-class PointMassWithMomenta final : public MechanicalDae {
+class PointMassWithMomenta final : public ForwardingDae {
  public:
   PointMassWithMomenta(std::shared_ptr<const MechanicalDae> inner, double mass)
-      : MechanicalDae(inner->num_coordinates(), inner->num_constraints()),
-        inner_(std::move(inner)),
-        mass_(mass) {}
+      : ForwardingDae(std::move(inner)), mass_(mass) {}
   bool CalcMomenta(DaeWorkspace&, ConstVectorRef q, ConstVectorRef v, Eigen::Vector3d& linear,
                    Eigen::Vector3d& angular) const override {
     linear = mass_ * v.head<3>();
     angular = q.head<3>().cross(linear);
     return true;
   }
-  // Everything else is the spatial pendulum's.
-  std::unique_ptr<DaeWorkspace> MakeWorkspace() const override { return inner_->MakeWorkspace(); }
-  void CalcPhi(DaeWorkspace& ws, double t, ConstVectorRef q, VectorRef out) const override {
-    inner_->CalcPhi(ws, t, q, out);
-  }
-  void CalcPhiQ(DaeWorkspace& ws, double t, ConstVectorRef q, MatrixRef out) const override {
-    inner_->CalcPhiQ(ws, t, q, out);
-  }
-  void CalcPhiT(DaeWorkspace& ws, double t, ConstVectorRef q, VectorRef out) const override {
-    inner_->CalcPhiT(ws, t, q, out);
-  }
-  void CalcVelocityResidual(DaeWorkspace& ws, double t, ConstVectorRef q, ConstVectorRef v,
-                            VectorRef out) const override {
-    inner_->CalcVelocityResidual(ws, t, q, v, out);
-  }
-  void CalcGamma(DaeWorkspace& ws, double t, ConstVectorRef q, ConstVectorRef v,
-                 VectorRef out) const override {
-    inner_->CalcGamma(ws, t, q, v, out);
-  }
-  void CalcPhiQDot(DaeWorkspace& ws, double t, ConstVectorRef q, ConstVectorRef v,
-                   MatrixRef out) const override {
-    inner_->CalcPhiQDot(ws, t, q, v, out);
-  }
-  void CalcReactionStiffness(DaeWorkspace& ws, double t, ConstVectorRef q, ConstVectorRef lambda,
-                             MatrixRef out) const override {
-    inner_->CalcReactionStiffness(ws, t, q, lambda, out);
-  }
-  void CalcMassMatrix(DaeWorkspace& ws, ConstVectorRef q, MatrixRef out) const override {
-    inner_->CalcMassMatrix(ws, q, out);
-  }
-  void CalcForces(DaeWorkspace& ws, double t, ConstVectorRef q, ConstVectorRef v,
-                  VectorRef out) const override {
-    inner_->CalcForces(ws, t, q, v, out);
-  }
-  void CalcForceJacobians(DaeWorkspace& ws, double t, ConstVectorRef q, ConstVectorRef v,
-                          MatrixRef dq, MatrixRef dv) const override {
-    inner_->CalcForceJacobians(ws, t, q, v, dq, dv);
-  }
-  void CalcMassTimesAccelerationJacobian(DaeWorkspace& ws, ConstVectorRef q, ConstVectorRef a,
-                                         MatrixRef out) const override {
-    inner_->CalcMassTimesAccelerationJacobian(ws, q, a, out);
-  }
-  double CalcEnergy(DaeWorkspace& ws, double t, ConstVectorRef q, ConstVectorRef v) const override {
-    return inner_->CalcEnergy(ws, t, q, v);
-  }
-  double CalcAppliedPower(DaeWorkspace& ws, double t, ConstVectorRef q,
-                          ConstVectorRef v) const override {
-    return inner_->CalcAppliedPower(ws, t, q, v);
-  }
-  bool has_constant_mass_matrix() const override { return inner_->has_constant_mass_matrix(); }
+  // Everything else is the spatial pendulum's (ForwardingDae).
 
  private:
-  std::shared_ptr<const MechanicalDae> inner_;
   double mass_;
 };
 
