@@ -71,6 +71,7 @@ SparseKktSystem::SparseKktSystem(const MechanicalDae& dae, const TangentPattern&
     order.insert(order.end(), after[k].begin(), after[k].end());
   }
   lu_.Analyze(neighbours, order);
+  for (int i = 0; i < n_; ++i) diagonal_offset_.push_back(lu_.Offset(i, i));
   for (const auto& e : k_entries_) k_offset_.push_back(lu_.Offset(e.row, e.col));
   for (const auto& e : j_entries_) {
     j_offset_.push_back(lu_.Offset(n_ + e.row, e.col));
@@ -79,19 +80,36 @@ SparseKktSystem::SparseKktSystem(const MechanicalDae& dae, const TangentPattern&
 }
 
 bool SparseKktSystem::Factor() {
-  lu_.SetZero();
   row_sums_.setZero();
+  double largest_diagonal = 0.0;
   for (size_t k = 0; k < k_.size(); ++k) {
-    lu_.AtOffset(k_offset_[k]) = k_[k];
     row_sums_[k_entries_[k].row] += std::abs(k_[k]);
+    if (k_entries_[k].row == k_entries_[k].col)
+      largest_diagonal = std::max(largest_diagonal, std::abs(k_[k]));
   }
   for (size_t k = 0; k < j_.size(); ++k) {
-    lu_.AtOffset(j_offset_[k]) = j_[k];
-    lu_.AtOffset(jt_offset_[k]) = j_[k];
     row_sums_[n_ + j_entries_[k].row] += std::abs(j_[k]);
     row_sums_[j_entries_[k].col] += std::abs(j_[k]);
   }
   matrix_norm_ = row_sums_.size() > 0 ? row_sums_.maxCoeff() : 0.0;
+  largest_diagonal_ = largest_diagonal;
+  // Unshifted first; a model that needed the shift once keeps it (its structure does not
+  // change from one pass to the next).
+  if (!shifted_ && FactorWithShift(0.0)) return true;
+  shifted_ = true;
+  return FactorWithShift(kShift * largest_diagonal_);
+}
+
+bool SparseKktSystem::FactorWithShift(double shift) {
+  shift_ = shift;
+  lu_.SetZero();
+  for (size_t k = 0; k < k_.size(); ++k) lu_.AtOffset(k_offset_[k]) = k_[k];
+  for (size_t k = 0; k < j_.size(); ++k) {
+    lu_.AtOffset(j_offset_[k]) = j_[k];
+    lu_.AtOffset(jt_offset_[k]) = j_[k];
+  }
+  if (shift != 0.0)
+    for (int i = 0; i < n_; ++i) lu_.AtOffset(diagonal_offset_[i]) += shift;
   return lu_.Factor(kPivotTolerance);
 }
 
@@ -113,10 +131,24 @@ double SparseKktSystem::BackwardError(ConstVectorRef b) {
 }
 
 bool SparseKktSystem::Solve(VectorRef b) {
+  if (SolveWithCurrentFactor(b)) return true;
+  // Elimination without pivoting can grow without a small pivot (Euler parameters again:
+  // the normalisation direction's pivot is only the O(h^2) stiffness); the shifted factor
+  // then, once for this model.
+  if (shift_ != 0.0) return false;
+  shifted_ = true;
+  return FactorWithShift(kShift * largest_diagonal_) && SolveWithCurrentFactor(b);
+}
+
+bool SparseKktSystem::SolveWithCurrentFactor(VectorRef b) {
   solution_ = b;
   lu_.Solve(solution_);
   double error = BackwardError(b);
-  if (!(error <= kRefineAbove)) {  // one step of iterative refinement: x += A^-1 (b - A x)
+  // Iterative refinement against the unshifted matrix: x += F^-1 (b - A x), F the factored
+  // one. Unshifted, one step where the first solution is not at rounding already; shifted,
+  // each step reduces the error by about shift |A^-1|, so a few.
+  const int steps = shift_ == 0.0 ? 1 : kShiftedRefinements;
+  for (int step = 0; step < steps && !(error <= kRefineAbove); ++step) {
     lu_.Solve(residual_);
     solution_ += residual_;
     error = BackwardError(b);

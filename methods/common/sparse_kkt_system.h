@@ -23,6 +23,16 @@
 // Algorithms", SIAM 2002, s 9.4 and ch. 12]: elimination without pivoting can grow entries
 // without a small pivot, and then the caller takes the dense LU.
 //
+// A K whose leading blocks are singular by themselves makes that order fail: Euler
+// parameters, whose 4 x 4 mass block 4 G^T J G has rank 3 (the normalisation direction
+// carries no inertia until its constraint is eliminated). Factor() then factors the matrix
+// with K + s I, s = kShift times K's largest diagonal entry (nonsingular leading blocks;
+// the constraint pivots of such a body become large, not small), and Solve() refines
+// against the unshifted matrix, each step reducing the error by about s |A^-1| (the
+// regularise-and-refine of quasi-definite solvers: Vanderbei, SIAM J. Optim. 5 (1995)
+// 100-113; Saunders, "Solution of sparse rectangular systems using LSQR and CRAIG", BIT 35
+// (1995)). The backward-error test decides, as for the unshifted factor.
+//
 // All storage is sized by Make(); Factor() and Solve() allocate nothing.
 #pragma once
 
@@ -45,6 +55,10 @@ class SparseKktSystem {
   static constexpr double kRefineAbove = 1e-14;
   /// ... and refused if it is still above this (header).
   static constexpr double kBackwardErrorTolerance = 1e-12;
+  /// The shift of K's diagonal, relative to its largest entry, where the unshifted
+  /// elimination refuses (header), and the refinement steps then allowed.
+  static constexpr double kShift = 1e-8;
+  static constexpr int kShiftedRefinements = 4;
 
   /// Null if the choice or the model does not allow the sparse route: `dense`, `auto` below
   /// kSparseMinCoordinates coordinates, or a DAE without tangent_pattern() or Phi_q's
@@ -61,7 +75,8 @@ class SparseKktSystem {
   /// Factors (1) with the current values. False if a pivot is refused.
   bool Factor();
   /// b (n + m) -> the solution of (1) in place, after a successful Factor(). False if the
-  /// backward error is above kBackwardErrorTolerance (b is then left unchanged).
+  /// backward error is above kBackwardErrorTolerance, after a retry with the shifted
+  /// factor if the unshifted one missed it (b is then left unchanged).
   bool Solve(VectorRef b);
 
   int num_coordinates() const { return n_; }
@@ -71,6 +86,8 @@ class SparseKktSystem {
  private:
   SparseKktSystem(const MechanicalDae& dae, const TangentPattern& pattern,
                   const JacobianCompression& phi_q);
+  bool FactorWithShift(double shift);                    // K + shift I in the factor
+  bool SolveWithCurrentFactor(VectorRef b);              // Solve() without the retry
   void Multiply(ConstVectorRef x, VectorRef out) const;  // out = A x
   // |b - A x| / (|A| |x| + |b|) for x = solution_; leaves b - A x in residual_.
   double BackwardError(ConstVectorRef b);
@@ -79,6 +96,10 @@ class SparseKktSystem {
   std::vector<JacobianCompression::Entry> k_entries_, j_entries_;
   std::vector<double> k_, j_;
   std::vector<long> k_offset_, j_offset_, jt_offset_;  // where each entry goes in lu_
+  std::vector<long> diagonal_offset_;                  // K(i, i) in lu_
+  bool shifted_ = false;                               // the model needed the shift
+  double shift_ = 0.0;                                 // in the current factor
+  double largest_diagonal_ = 0.0;                      // of K, at Factor()
   EnvelopeLu lu_;
   double matrix_norm_ = 0.0;  // |A| (infinity norm), at Factor()
   Vector solution_, residual_, row_sums_;

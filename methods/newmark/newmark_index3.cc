@@ -116,9 +116,14 @@ class NewmarkIndex3 final : public FixedStepMethod {
     auto sparse = SparseKktSystem::Make(*problem.dae, solves_);
     std::vector<int> kept(problem.m());
     std::iota(kept.begin(), kept.end(), 0);
-    if (!sparse && problem.m() > 0) {  // the sparse route refuses dependent rows itself
+    if (problem.m() > 0) {
       auto start_ws = problem.dae->MakeWorkspace();
-      kept = IndependentConstraintRows(*problem.dae, *start_ws, problem.t0, problem.q0);
+      // Redundant rows: the dense route with an independent subset (the sparse one would
+      // factor a singular matrix, regularised, and lose the iteration).
+      if (sparse && ConstraintRankAt(*problem.dae, *start_ws, problem.t0, problem.q0) < problem.m())
+        sparse.reset();
+      if (!sparse)
+        kept = IndependentConstraintRows(*problem.dae, *start_ws, problem.t0, problem.q0);
     }
     auto w = std::make_unique<Index3Workspace>(problem, problem.n(), problem.m(), std::move(sparse),
                                                std::move(kept));
