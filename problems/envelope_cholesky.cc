@@ -42,21 +42,29 @@ std::vector<int> ReverseCuthillMcKee(const std::vector<std::vector<int>>& neighb
   return order;
 }
 
-void EnvelopeCholesky::Analyze(const std::vector<std::vector<int>>& neighbours) {
+void ComputeEnvelope(const std::vector<std::vector<int>>& neighbours, const std::vector<int>& order,
+                     std::vector<int>& position, std::vector<int>& first,
+                     std::vector<long>& start) {
   const int size = static_cast<int>(neighbours.size());
-  order_ = ReverseCuthillMcKee(neighbours);
-  position_.assign(size, 0);
-  for (int k = 0; k < size; ++k) position_[order_[k]] = k;
-  first_.assign(size, 0);
-  start_.assign(size + 1, 0);
+  position.assign(size, -1);
+  for (int k = 0; k < size; ++k) position[order[k]] = k;
+  MBB_INVARIANT(std::find(position.begin(), position.end(), -1) == position.end(),
+                "ComputeEnvelope: order is not a permutation");
+  first.assign(size, 0);
+  start.assign(size + 1, 0);
   for (int k = 0; k < size; ++k) {
-    int first = k;
-    for (int j : neighbours[order_[k]]) first = std::min(first, position_[j]);
-    first_[k] = first;
-    start_[k + 1] = start_[k] + (k - first + 1);
+    int row_first = k;
+    for (int j : neighbours[order[k]]) row_first = std::min(row_first, position[j]);
+    first[k] = row_first;
+    start[k + 1] = start[k] + (k - row_first + 1);
   }
-  values_.assign(start_[size], 0.0);
-  work_.resize(size);
+}
+
+void EnvelopeCholesky::Analyze(const std::vector<std::vector<int>>& neighbours) {
+  order_ = ReverseCuthillMcKee(neighbours);
+  ComputeEnvelope(neighbours, order_, position_, first_, start_);
+  values_.assign(start_.back(), 0.0);
+  work_.resize(static_cast<Eigen::Index>(neighbours.size()));
 }
 
 void EnvelopeCholesky::SetZero() { std::fill(values_.begin(), values_.end(), 0.0); }

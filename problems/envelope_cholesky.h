@@ -18,6 +18,13 @@ namespace mbb {
 /// A(i, j) structurally non-zero): order[k] is the original index of the k-th pivot.
 std::vector<int> ReverseCuthillMcKee(const std::vector<std::vector<int>>& neighbours);
 
+/// The envelope of a symmetric pattern in the pivot order `order`: position[i] the pivot
+/// index of original index i, first[k] the first column of row k of the reordered matrix,
+/// start[k] the offset of (k, first[k]) in row-by-row storage of rows first[k] .. k
+/// (start[size] entries in all).
+void ComputeEnvelope(const std::vector<std::vector<int>>& neighbours, const std::vector<int>& order,
+                     std::vector<int>& position, std::vector<int>& first, std::vector<long>& start);
+
 class EnvelopeCholesky {
  public:
   /// neighbours[i]: the columns j != i with A(i, j) structurally non-zero (symmetric). Chooses

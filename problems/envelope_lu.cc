@@ -3,31 +3,20 @@
 #include <algorithm>
 #include <cmath>
 
+#include "problems/envelope_cholesky.h"
 #include "problems/invariant.h"
 
 namespace mbb {
 
 void EnvelopeLu::Analyze(const std::vector<std::vector<int>>& neighbours,
                          const std::vector<int>& order) {
-  const int size = static_cast<int>(neighbours.size());
-  MBB_INVARIANT(static_cast<int>(order.size()) == size, "EnvelopeLu::Analyze: order (size)");
+  MBB_INVARIANT(order.size() == neighbours.size(), "EnvelopeLu::Analyze: order (size)");
   order_ = order;
-  position_.assign(size, -1);
-  for (int k = 0; k < size; ++k) position_[order_[k]] = k;
-  MBB_INVARIANT(std::find(position_.begin(), position_.end(), -1) == position_.end(),
-                "EnvelopeLu::Analyze: order is not a permutation");
-  first_.assign(size, 0);
-  start_.assign(size + 1, 0);
-  for (int k = 0; k < size; ++k) {
-    int first = k;
-    for (int j : neighbours[order_[k]]) first = std::min(first, position_[j]);
-    first_[k] = first;
-    start_[k + 1] = start_[k] + (k - first + 1);
-  }
-  upper_base_ = start_[size];
+  ComputeEnvelope(neighbours, order_, position_, first_, start_);
+  upper_base_ = start_.back();
   values_.assign(2 * upper_base_, 0.0);
-  inverse_pivot_.assign(size, 0.0);
-  work_.resize(size);
+  inverse_pivot_.assign(neighbours.size(), 0.0);
+  work_.resize(static_cast<Eigen::Index>(neighbours.size()));
 }
 
 void EnvelopeLu::SetZero() { std::fill(values_.begin(), values_.end(), 0.0); }

@@ -343,21 +343,10 @@ class EquationsDae final : public MechanicalDae {
       out.setZero();
       return;
     }
-    // One pass per column group of the pattern of d(M a)/dq (a body's mass block depends
-    // only on its own coordinates, so a few groups cover any number of bodies).
-    auto& w = Cast(base);
-    const JacobianCompression& c = Detected().mass_rate;
     out.setZero();
-    for (int g = 0; g < c.num_groups(); ++g) {
-      for (int i = 0; i < n(); ++i) w.q1[i] = Seed(q[i], c.group_of_column(i) == g);
-      std::fill(w.mass1.begin(), w.mass1.end(), D1(0.0));
-      eq_.MassMatrix(w.q1.data(), w.mass1.data());
-      for (auto e = c.begin(g); e != c.end(g); ++e) {
-        double sum = 0.0;
-        for (int col = 0; col < n(); ++col) sum += w.mass1[e->row + col * n()].d * a[col];
-        out(e->row, e->col) = sum;
-      }
-    }
+    ForEachMassRateEntry(
+        Cast(base), q, a,
+        [&](const JacobianCompression::Entry& e, int, double value) { out(e.row, e.col) = value; });
   }
 
   const TangentPattern* tangent_pattern() const override { return &Tangents().pattern; }
@@ -390,19 +379,11 @@ class EquationsDae final : public MechanicalDae {
     const Tangent& tangent = Tangents();
     std::fill(stiffness, stiffness + tangent.pattern.num_entries(), 0.0);
     std::fill(damping, damping + tangent.pattern.num_entries(), 0.0);
-    // d(M a)/dq, by the column groups of its pattern (as CalcMassTimesAccelerationJacobian).
+    // d(M a)/dq.
     if constexpr (!Equations::kConstantMass) {
-      const JacobianCompression& c = structure.mass_rate;
-      for (int g = 0; g < c.num_groups(); ++g) {
-        for (int i = 0; i < n(); ++i) w.q1[i] = Seed(q[i], c.group_of_column(i) == g);
-        std::fill(w.mass1.begin(), w.mass1.end(), D1(0.0));
-        eq_.MassMatrix(w.q1.data(), w.mass1.data());
-        for (auto e = c.begin(g); e != c.end(g); ++e) {
-          double sum = 0.0;
-          for (int col = 0; col < n(); ++col) sum += w.mass1[e->row + col * n()].d * a[col];
-          stiffness[tangent.mass_rate_slot[e - c.entries().data()]] += sum;
-        }
-      }
+      ForEachMassRateEntry(w, q, a, [&](const JacobianCompression::Entry&, int k, double value) {
+        stiffness[tangent.mass_rate_slot[k]] += value;
+      });
     }
     // d(Phi_q^T lambda)/dq, by pairs of column groups (as CalcReactionStiffness).
     const JacobianCompression& c = structure.phi_q;
@@ -512,6 +493,24 @@ class EquationsDae final : public MechanicalDae {
       }
       eq_.Constraints(time, w.q2.data(), w.out2.data());
       for (auto e = c.begin(g); e != c.end(g); ++e) take(*e, w.out2[e->row].d.d);
+    }
+  }
+
+  // d(M a)/dq by its structural entries: take(entry, k, value) for the k-th entry of its
+  // pattern. One pass per column group (a body's mass block depends only on its own
+  // coordinates, so a few groups cover any number of bodies).
+  template <class Take>
+  void ForEachMassRateEntry(Workspace& w, ConstVectorRef q, ConstVectorRef a, Take&& take) const {
+    const JacobianCompression& c = Detected().mass_rate;
+    for (int g = 0; g < c.num_groups(); ++g) {
+      for (int i = 0; i < n(); ++i) w.q1[i] = Seed(q[i], c.group_of_column(i) == g);
+      std::fill(w.mass1.begin(), w.mass1.end(), D1(0.0));
+      eq_.MassMatrix(w.q1.data(), w.mass1.data());
+      for (auto e = c.begin(g); e != c.end(g); ++e) {
+        double sum = 0.0;
+        for (int col = 0; col < n(); ++col) sum += w.mass1[e->row + col * n()].d * a[col];
+        take(*e, static_cast<int>(e - c.entries().data()), sum);
+      }
     }
   }
 

@@ -83,6 +83,21 @@ long OdeFormAllocations(const Problem& p) {
   });
 }
 
+// Allocations in a run of `steps` fixed steps of h (status ok required).
+long RunAllocations(const Method& method, const Problem& p, double h, int steps,
+                    RunOutcome* outcome = nullptr) {
+  RunSettings s;
+  s.h = h;
+  s.t_end = steps * h;
+  NullObserver observer;
+  const long before = g_allocations.load();
+  const RunOutcome result = method.Run(p, s, observer);
+  const long allocations = g_allocations.load() - before;
+  REQUIRE(result.status == RunStatus::kOk);
+  if (outcome) *outcome = result;
+  return allocations;
+}
+
 }  // namespace
 
 TEST_CASE("DAE evaluations, the acceleration solve and projection do not allocate",
@@ -166,20 +181,11 @@ TEST_CASE("newmark-index3 and tangent-newmark on their sparse routes do not allo
       BuildProblem("n_four_bar", ParameterSet(std::map<std::string, std::string>{{"N", "20"}}));
   for (const char* name : {"newmark-index3", "tangent-newmark"}) {
     const auto method = FindMethod(name).create(ParameterSet());
-    auto allocations = [&](int steps) {
-      RunSettings s;
-      s.h = 1e-3;
-      s.t_end = steps * s.h;
-      NullObserver observer;
-      const long before = g_allocations.load();
-      const RunOutcome outcome = method->Run(p, s, observer);
-      REQUIRE(outcome.status == RunStatus::kOk);
-      REQUIRE(outcome.extra_metrics.at("newton_solves_sparse") > 0.0);
-      return g_allocations.load() - before;
-    };
-    allocations(10);  // warm-up
+    RunOutcome outcome;
+    RunAllocations(*method, p, 1e-3, 10, &outcome);  // warm-up
     INFO(name);
-    CHECK(allocations(50) == allocations(100));
+    REQUIRE(outcome.extra_metrics.at("newton_solves_sparse") > 0.0);
+    CHECK(RunAllocations(*method, p, 1e-3, 50) == RunAllocations(*method, p, 1e-3, 100));
   }
 }
 
@@ -191,18 +197,9 @@ TEST_CASE("continued-qr and traditional-qr steps do not allocate", "[allocations
     QrOptions o;
     o.continuation = continued ? QrContinuation::kExponential : QrContinuation::kNone;
     QrProjectionMethod method(o);
-    auto allocations = [&](int steps) {
-      RunSettings s;
-      s.h = 1e-4;
-      s.t_end = steps * s.h;
-      NullObserver observer;
-      const long before = g_allocations.load();
-      REQUIRE(method.Run(p, s, observer).status == RunStatus::kOk);
-      return g_allocations.load() - before;
-    };
-    allocations(10);  // warm-up
+    RunAllocations(method, p, 1e-4, 10);  // warm-up
     INFO((continued ? "continued" : "traditional"));
-    CHECK(allocations(50) == allocations(100));
+    CHECK(RunAllocations(method, p, 1e-4, 50) == RunAllocations(method, p, 1e-4, 100));
   }
 }
 
