@@ -26,6 +26,12 @@
 // and iterates (section 2, after eq. 6); the residual is exact, so the converged step is
 // the same to the tolerance.
 //
+// The linear algebra (`constraint_solves`): the dense (n + m)^2 matrix and its LU, or on
+// long chains the same matrix from entries by envelope LU (methods/common/sparse_kkt_system.h,
+// a pass it refuses solved densely). Redundant constraints (Bricard) make the matrix
+// singular: the dense route then imposes a maximal independent subset of the rows, chosen at
+// the start (IndependentConstraintRows), the others' multipliers zero.
+//
 // Stability: with rigid constraints the constrained directions have omega = infinity (eq. 30),
 // so a scheme with gamma/2 - beta > 0 (Fox-Goodwin) is unstable at every h; the multipliers
 // and accelerations then grow by the spectral radius of the Newmark recursion with
@@ -120,10 +126,9 @@ class NewmarkIndex3 final : public FixedStepMethod {
       auto start_ws = problem.dae->MakeWorkspace();
       // Redundant rows: the dense route with an independent subset (the sparse one would
       // factor a singular matrix, regularised, and lose the iteration).
-      if (sparse && ConstraintRankAt(*problem.dae, *start_ws, problem.t0, problem.q0) < problem.m())
+      if (sparse && ConstraintRankAt(*problem.dae, *start_ws, s.t, s.q) < problem.m())
         sparse.reset();
-      if (!sparse)
-        kept = IndependentConstraintRows(*problem.dae, *start_ws, problem.t0, problem.q0);
+      if (!sparse) kept = IndependentConstraintRows(*problem.dae, *start_ws, s.t, s.q);
     }
     auto w = std::make_unique<Index3Workspace>(problem, problem.n(), problem.m(), std::move(sparse),
                                                std::move(kept));
