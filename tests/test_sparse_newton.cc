@@ -1,6 +1,8 @@
-// The sparse Newton system of newmark-index3 (methods/common/sparse_kkt_system.h,
-// problems/envelope_lu.h, problems/tangent_pattern.h): the envelope LU against a dense LU,
-// the assembled system against the dense one the method builds, and runs on both routes.
+// The implicit methods' sparse routes: newmark-index3's Newton system
+// (methods/common/sparse_kkt_system.h, problems/envelope_lu.h, problems/tangent_pattern.h)
+// and tangent-newmark's pass (methods/newmark/tangent_sparse_system.h): the envelope LU
+// against a dense LU, the assembled system against the dense one the method builds, and
+// runs on both routes, including passes the sparse route refuses.
 #include <catch2/catch.hpp>
 
 #include <random>
