@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 namespace mbb {
 
 std::unique_ptr<SparseKktSystem> SparseKktSystem::Make(const MechanicalDae& dae,
-                                                       ConstraintSolves choice) {
+                                                       ConstraintSolves choice,
+                                                       const std::vector<int>& kept) {
   if (choice == ConstraintSolves::kDense) return nullptr;
   if (choice == ConstraintSolves::kAuto && dae.num_coordinates() < kSparseMinCoordinates)
     return nullptr;
@@ -15,21 +17,35 @@ std::unique_ptr<SparseKktSystem> SparseKktSystem::Make(const MechanicalDae& dae,
   if (dae.num_constraints() > 0 && !dae.has_phi_q_entries()) return nullptr;
   static const JacobianCompression kNoConstraints;
   const JacobianCompression* phi_q = dae.constraint_jacobian_pattern();
-  return std::unique_ptr<SparseKktSystem>(
-      new SparseKktSystem(dae, *pattern, dae.num_constraints() > 0 ? *phi_q : kNoConstraints));
+  std::vector<int> rows = kept;
+  if (rows.empty()) {
+    rows.resize(dae.num_constraints());
+    std::iota(rows.begin(), rows.end(), 0);
+  }
+  return std::unique_ptr<SparseKktSystem>(new SparseKktSystem(
+      dae, *pattern, dae.num_constraints() > 0 ? *phi_q : kNoConstraints, rows));
 }
 
 SparseKktSystem::SparseKktSystem(const MechanicalDae& dae, const TangentPattern& pattern,
-                                 const JacobianCompression& phi_q)
+                                 const JacobianCompression& phi_q, const std::vector<int>& kept)
     : n_(dae.num_coordinates()),
-      m_(dae.num_constraints()),
+      m_(static_cast<int>(kept.size())),
       k_entries_(pattern.entries()),
-      j_entries_(phi_q.entries()),
       k_(k_entries_.size(), 0.0),
-      j_(j_entries_.size(), 0.0),
+      full_entries_(phi_q.entries()),
+      full_values_(full_entries_.size(), 0.0),
+      kept_row_(dae.num_constraints(), -1),
       solution_(n_ + m_),
       residual_(n_ + m_),
       row_sums_(n_ + m_) {
+  for (int i = 0; i < m_; ++i) kept_row_[kept[i]] = i;
+  for (size_t e = 0; e < full_entries_.size(); ++e) {
+    const int row = kept_row_[full_entries_[e].row];
+    if (row < 0) continue;
+    j_entries_.push_back({row, full_entries_[e].col});
+    kept_entry_.push_back(static_cast<int>(e));
+  }
+  j_.assign(j_entries_.size(), 0.0);
   // The graph of (1), and that of the coordinates alone (K plus the coordinates sharing a
   // constraint row) for their ordering.
   std::vector<std::vector<int>> neighbours(n_ + m_), coordinate_graph(n_);
@@ -80,6 +96,7 @@ SparseKktSystem::SparseKktSystem(const MechanicalDae& dae, const TangentPattern&
 }
 
 bool SparseKktSystem::Factor() {
+  for (size_t k = 0; k < j_.size(); ++k) j_[k] = full_values_[kept_entry_[k]];
   row_sums_.setZero();
   double largest_diagonal = 0.0;
   for (size_t k = 0; k < k_.size(); ++k) {

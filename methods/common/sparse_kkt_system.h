@@ -63,14 +63,18 @@ class SparseKktSystem {
   /// Null if the choice or the model does not allow the sparse route: `dense`, `auto` below
   /// kSparseMinCoordinates coordinates, or a DAE without tangent_pattern() or Phi_q's
   /// entries.
-  static std::unique_ptr<SparseKktSystem> Make(const MechanicalDae& dae, ConstraintSolves choice);
+  /// `kept`: the constraint rows imposed (sorted; empty: all), for redundant constraints.
+  static std::unique_ptr<SparseKktSystem> Make(const MechanicalDae& dae, ConstraintSolves choice,
+                                               const std::vector<int>& kept = {});
 
   /// K's values on the tangent pattern and J's in the order of CalcPhiQEntries: filled by
   /// the caller before Factor().
   double* matrix_values() { return k_.data(); }
-  double* jacobian_values() { return j_.data(); }
+  double* jacobian_values() { return full_values_.data(); }
   const std::vector<JacobianCompression::Entry>& matrix_entries() const { return k_entries_; }
-  const std::vector<JacobianCompression::Entry>& jacobian_entries() const { return j_entries_; }
+  const std::vector<JacobianCompression::Entry>& jacobian_entries() const { return full_entries_; }
+  /// The row of (1) that constraint r is (0 .. kept - 1), or -1 if it is not imposed.
+  int kept_row(int r) const { return kept_row_[r]; }
 
   /// Factors (1) with the current values. False if a pivot is refused.
   bool Factor();
@@ -80,12 +84,12 @@ class SparseKktSystem {
   bool Solve(VectorRef b);
 
   int num_coordinates() const { return n_; }
-  int num_constraints() const { return m_; }
+  int num_constraints() const { return m_; }  // imposed rows
   long envelope_size() const { return lu_.envelope_size(); }
 
  private:
   SparseKktSystem(const MechanicalDae& dae, const TangentPattern& pattern,
-                  const JacobianCompression& phi_q);
+                  const JacobianCompression& phi_q, const std::vector<int>& kept);
   bool FactorWithShift(double shift);                    // K + shift I in the factor
   bool SolveWithCurrentFactor(VectorRef b);              // Solve() without the retry
   void Multiply(ConstVectorRef x, VectorRef out) const;  // out = A x
@@ -93,8 +97,12 @@ class SparseKktSystem {
   double BackwardError(ConstVectorRef b);
 
   int n_, m_;
-  std::vector<JacobianCompression::Entry> k_entries_, j_entries_;
+  std::vector<JacobianCompression::Entry> k_entries_, j_entries_;  // J: the kept rows
   std::vector<double> k_, j_;
+  // Phi_q as the DAE gives it (all rows), and where the kept entries come from.
+  std::vector<JacobianCompression::Entry> full_entries_;
+  std::vector<double> full_values_;
+  std::vector<int> kept_entry_, kept_row_;
   std::vector<long> k_offset_, j_offset_, jt_offset_;  // where each entry goes in lu_
   std::vector<long> diagonal_offset_;                  // K(i, i) in lu_
   bool shifted_ = false;                               // the model needed the shift

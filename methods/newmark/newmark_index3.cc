@@ -70,13 +70,13 @@ struct Index3Workspace final : FixedStepWorkspace {
         dma(DenseSize(n), DenseSize(n)),
         reaction(DenseSize(n), DenseSize(n)),
         phi_q(DenseSize(Kept()), DenseSize(n)),
-        phi_q_all(drops_rows ? m : 0, drops_rows ? n : 0),
+        phi_q_all(drops_rows ? DenseSize(m) : 0, drops_rows ? DenseSize(n) : 0),
         kkt(n + Kept(), n + Kept()),
         lu(n + Kept()),
         forces(n),
         phi(Kept()),
         phi_all(drops_rows ? m : 0),
-        lambda_kept(drops_rows ? Kept() : 0),
+        lambda_kept(drops_rows ? DenseSize(Kept()) : 0),
         rhs(n + Kept()),
         delta(n + Kept()),
         q_pred(n),
@@ -124,11 +124,13 @@ class NewmarkIndex3 final : public FixedStepMethod {
     std::iota(kept.begin(), kept.end(), 0);
     if (problem.m() > 0) {
       auto start_ws = problem.dae->MakeWorkspace();
-      // Redundant rows: the dense route with an independent subset (the sparse one would
-      // factor a singular matrix, regularised, and lose the iteration).
-      if (sparse && ConstraintRankAt(*problem.dae, *start_ws, s.t, s.q) < problem.m())
-        sparse.reset();
-      if (!sparse) kept = IndependentConstraintRows(*problem.dae, *start_ws, s.t, s.q);
+      // Redundant rows: an independent subset on either route (the dense one finds out by
+      // its QR; the sparse one by the rank of S, to keep the O(n m^2) QR off a large model
+      // that has none).
+      if (!sparse || ConstraintRankAt(*problem.dae, *start_ws, s.t, s.q) < problem.m())
+        kept = IndependentConstraintRows(*problem.dae, *start_ws, s.t, s.q);
+      if (sparse && static_cast<int>(kept.size()) < problem.m())
+        sparse = SparseKktSystem::Make(*problem.dae, solves_, kept);
     }
     auto w = std::make_unique<Index3Workspace>(problem, problem.n(), problem.m(), std::move(sparse),
                                                std::move(kept));
@@ -195,12 +197,13 @@ class NewmarkIndex3 final : public FixedStepMethod {
   // rows alone: Phi_q,kept^T lambda_kept = Phi_q^T lambda, solvable since the dropped rows
   // depend on the kept ones.
   static void KeptRowMultipliers(Index3Workspace& w, FixedStepState& s) {
-    w.dae.CalcPhiQ(*w.ws, s.t, s.q, w.phi_q_all);
-    SelectRows(w.phi_q_all, w.kept, w.phi_q);
-    const Vector reactions = w.phi_q_all.transpose() * s.lambda;
-    w.lambda_kept = w.phi_q.transpose().colPivHouseholderQr().solve(reactions);
+    Matrix all(s.lambda.size(), s.q.size()), kept(w.Kept(), s.q.size());
+    w.dae.CalcPhiQ(*w.ws, s.t, s.q, all);
+    SelectRows(all, w.kept, kept);
+    const Vector reactions = all.transpose() * s.lambda;
+    const Vector lambda_kept = kept.transpose().colPivHouseholderQr().solve(reactions);
     s.lambda.setZero();
-    for (int i = 0; i < w.Kept(); ++i) s.lambda[w.kept[i]] = w.lambda_kept[i];
+    for (int i = 0; i < w.Kept(); ++i) s.lambda[w.kept[i]] = lambda_kept[i];
   }
 
   // One Newton correction w.delta at the iterate s (q, v, a, lambda), dense: the residuals
@@ -244,12 +247,17 @@ class NewmarkIndex3 final : public FixedStepMethod {
   // partial pivoting instead.
   static void SolveSparse(Index3Workspace& w, double t1, double bh2, double gh, bool refresh,
                           const FixedStepState& s) {
-    const int n = static_cast<int>(s.q.size()), m = static_cast<int>(s.lambda.size());
+    const int n = static_cast<int>(s.q.size()), m = w.Kept();
     SparseKktSystem& kkt = *w.sparse;
     if (refresh || !w.dae.has_constant_mass_matrix())
       w.dae.CalcMassMatrixEntries(*w.ws, s.q, w.mass_values.data());
     w.dae.CalcForces(*w.ws, t1, s.q, s.v, w.forces);
-    w.dae.CalcPhi(*w.ws, t1, s.q, w.phi);
+    if (w.drops_rows) {
+      w.dae.CalcPhi(*w.ws, t1, s.q, w.phi_all);
+      SelectRows(w.phi_all, w.kept, w.phi);
+    } else {
+      w.dae.CalcPhi(*w.ws, t1, s.q, w.phi);
+    }
     if (m > 0) w.dae.CalcPhiQEntries(*w.ws, t1, s.q, kkt.jacobian_values());
     if (refresh)
       w.dae.CalcTangentStiffnessEntries(*w.ws, t1, s.q, s.v, s.a, s.lambda,
@@ -275,9 +283,11 @@ class NewmarkIndex3 final : public FixedStepMethod {
     for (size_t e = 0; e < k_entries.size(); ++e) w.kkt(k_entries[e].row, k_entries[e].col) = k[e];
     const auto& j_entries = kkt.jacobian_entries();
     for (size_t e = 0; e < j_entries.size(); ++e) {
+      const int row = kkt.kept_row(j_entries[e].row);
+      if (row < 0) continue;
       const double value = kkt.jacobian_values()[e];
-      w.kkt(n + j_entries[e].row, j_entries[e].col) = value;
-      w.kkt(j_entries[e].col, n + j_entries[e].row) = value;
+      w.kkt(n + row, j_entries[e].col) = value;
+      w.kkt(j_entries[e].col, n + row) = value;
     }
     w.lu.compute(w.kkt);
     w.delta.noalias() = w.lu.solve(w.rhs);
