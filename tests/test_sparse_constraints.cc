@@ -15,14 +15,11 @@
 #include "problems/envelope_cholesky.h"
 #include "problems/problem.h"
 #include "problems/sparse_constraint_system.h"
+#include "tests/comparisons.h"
 #include "tests/run_spec.h"
 
 namespace mbb {
 namespace {
-
-double RelativeDifference(const Vector& a, const Vector& b) {
-  return (a - b).lpNorm<Eigen::Infinity>() / std::max(b.lpNorm<Eigen::Infinity>(), 1e-300);
-}
 
 TEST_CASE("reverse Cuthill-McKee gives a shuffled chain the envelope of a tridiagonal matrix",
           "[sparse]") {

@@ -12,15 +12,12 @@
 #include "methods/method.h"
 #include "problems/envelope_lu.h"
 #include "problems/problem.h"
+#include "tests/comparisons.h"
 #include "tests/forwarding_dae.h"
 #include "tests/run_spec.h"
 
 namespace mbb {
 namespace {
-
-double RelativeDifference(const Vector& a, const Vector& b) {
-  return (a - b).lpNorm<Eigen::Infinity>() / std::max(b.lpNorm<Eigen::Infinity>(), 1e-300);
-}
 
 TEST_CASE("envelope LU solves a sparse non-symmetric system as a dense LU does", "[sparse]") {
   // A ring of 40 with chords every 7 (fill inside the envelope), values not symmetric,
@@ -151,11 +148,7 @@ TEST_CASE("newmark-index3 on the sparse route follows the dense route", "[sparse
                                         {{"h", "1e-3"}, {"constraint_solves", "sparse"}}, 0.6));
   REQUIRE(dense.status == RunStatus::kOk);
   REQUIRE(sparse.status == RunStatus::kOk);
-  REQUIRE(sparse.final_q.size() == dense.final_q.size());
-  double difference = 0.0;
-  for (size_t i = 0; i < dense.final_q.size(); ++i)
-    difference = std::max(difference, std::abs(sparse.final_q[i] - dense.final_q[i]));
-  CHECK(difference < 1e-12);
+  CHECK(FinalCoordinateDifference(sparse, dense) < 1e-12);
   CHECK(sparse.counters.newton_iterations == dense.counters.newton_iterations);
   CHECK(sparse.extra_metrics.at("newton_solves_sparse") == sparse.counters.newton_iterations);
   CHECK(sparse.extra_metrics.at("newton_solves_dense_fallback") == 0.0);
@@ -183,10 +176,7 @@ TEST_CASE(
   CHECK(sparse.extra_metrics.at("newton_solves_dense_fallback") == 0.0);
   CHECK(sparse.extra_metrics.at("newton_solves_sparse") ==
         static_cast<double>(sparse.counters.newton_iterations));
-  double difference = 0.0;
-  for (size_t i = 0; i < dense.final_q.size(); ++i)
-    difference = std::max(difference, std::abs(sparse.final_q[i] - dense.final_q[i]));
-  CHECK(difference < 1e-10);
+  CHECK(FinalCoordinateDifference(sparse, dense) < 1e-10);
 }
 
 TEST_CASE(
@@ -206,10 +196,7 @@ TEST_CASE(
   REQUIRE(sparse.status == RunStatus::kOk);
   CHECK(sparse.extra_metrics.at("newton_solves_dense_fallback") == 0.0);
   CHECK(sparse.metrics.position_residual_max < 1e-12);
-  double difference = 0.0;
-  for (size_t i = 0; i < dense.final_q.size(); ++i)
-    difference = std::max(difference, std::abs(sparse.final_q[i] - dense.final_q[i]));
-  CHECK(difference < 1e-9);
+  CHECK(FinalCoordinateDifference(sparse, dense) < 1e-9);
 }
 
 // n_four_bar whose Phi_q entries (read by the sparse routes only) lose their first row
