@@ -1,5 +1,6 @@
 #include "problems/sparse_constraint_system.h"
 
+#include <cmath>
 #include <numeric>
 
 #include "problems/constraint_factorization.h"
@@ -29,47 +30,57 @@ int ConstraintRankAt(const MechanicalDae& dae, DaeWorkspace& ws, double t, Const
 
 std::unique_ptr<SparseConstraintSystem> SparseConstraintSystem::Make(const MechanicalDae& dae,
                                                                      const Matrix* metric,
-                                                                     ConstraintSolves choice) {
+                                                                     ConstraintSolves choice,
+                                                                     const std::vector<int>& rows) {
   const JacobianCompression* pattern = dae.constraint_jacobian_pattern();
   if (choice == ConstraintSolves::kDense || dae.num_constraints() == 0 ||
       !dae.has_phi_q_entries() || pattern == nullptr)
     return nullptr;
   if (choice == ConstraintSolves::kAuto && dae.num_coordinates() < kSparseMinCoordinates)
     return nullptr;
-  std::unique_ptr<SparseConstraintSystem> system(new SparseConstraintSystem(dae, *pattern));
+  std::unique_ptr<SparseConstraintSystem> system(new SparseConstraintSystem(dae, *pattern, rows));
   if (!system->SetBlocks(metric)) return nullptr;
   system->SetSchurPattern();
   return system;
 }
 
 SparseConstraintSystem::SparseConstraintSystem(const MechanicalDae& dae,
-                                               const JacobianCompression& pattern)
+                                               const JacobianCompression& pattern,
+                                               const std::vector<int>& rows)
     : dae_(dae),
       n_(dae.num_coordinates()),
-      m_(dae.num_constraints()),
+      m_(rows.empty() ? dae.num_constraints() : static_cast<int>(rows.size())),
       scatter_(Vector::Zero(n_)),
       transposed_(n_),
       correction_(n_),
       residual_(m_),
-      mu_correction_(m_) {
+      mu_correction_(m_),
+      basis_rhs_(m_),
+      basis_projection_(n_),
+      basis_mu_(m_) {
+  // Row of J of each row of Phi_q (-1: not taken).
+  std::vector<int> row_of(dae.num_constraints(), -1);
+  for (int r = 0; r < dae.num_constraints(); ++r) row_of[r] = rows.empty() ? r : -1;
+  for (size_t i = 0; i < rows.size(); ++i) row_of[rows[i]] = static_cast<int>(i);
   // Compressed rows from the pattern's entries (listed group by group).
-  const int count = pattern.num_entries();
   row_start_.assign(m_ + 1, 0);
   for (int g = 0; g < pattern.num_groups(); ++g)
-    for (auto e = pattern.begin(g); e != pattern.end(g); ++e) ++row_start_[e->row + 1];
+    for (auto e = pattern.begin(g); e != pattern.end(g); ++e)
+      if (row_of[e->row] >= 0) ++row_start_[row_of[e->row] + 1];
   std::partial_sum(row_start_.begin(), row_start_.end(), row_start_.begin());
   std::vector<int> next(row_start_.begin(), row_start_.end() - 1);
-  column_.assign(count, 0);
-  entry_slot_.assign(count, 0);
+  column_.assign(row_start_[m_], 0);
+  entry_slot_.assign(pattern.num_entries(), -1);
   int k = 0;
   for (int g = 0; g < pattern.num_groups(); ++g)
     for (auto e = pattern.begin(g); e != pattern.end(g); ++e, ++k) {
-      const int slot = next[e->row]++;
+      if (row_of[e->row] < 0) continue;
+      const int slot = next[row_of[e->row]]++;
       column_[slot] = e->col;
       entry_slot_[k] = slot;
     }
-  value_.assign(count, 0.0);
-  entries_.assign(count, 0.0);
+  value_.assign(row_start_[m_], 0.0);
+  entries_.assign(pattern.num_entries(), 0.0);
 }
 
 // The blocks of G are the connected components of its non-zeros; each is inverted once.
@@ -144,6 +155,7 @@ void SparseConstraintSystem::SetSchurPattern() {
         }
   }
   cholesky_.Analyze(neighbours);
+  neighbours_ = neighbours;
   schur_start_.assign(1, 0);
   schur_row_.clear();
   schur_offset_.clear();
@@ -159,9 +171,14 @@ void SparseConstraintSystem::SetSchurPattern() {
   }
 }
 
-bool SparseConstraintSystem::Factor(DaeWorkspace& ws, double t, ConstVectorRef q) {
+void SparseConstraintSystem::EvaluateJacobian(DaeWorkspace& ws, double t, ConstVectorRef q) {
   dae_.CalcPhiQEntries(ws, t, q, entries_.data());
-  for (size_t k = 0; k < entries_.size(); ++k) value_[entry_slot_[k]] = entries_[k];
+  for (size_t k = 0; k < entries_.size(); ++k)
+    if (entry_slot_[k] >= 0) value_[entry_slot_[k]] = entries_[k];
+}
+
+bool SparseConstraintSystem::Factor(DaeWorkspace& ws, double t, ConstVectorRef q) {
+  EvaluateJacobian(ws, t, q);
   cholesky_.SetZero();
   for (int r = 0; r < m_; ++r) {
     // scatter_ = G^-1 J_r^T (non-zero on the blocks row r touches), then S(r, s) = J_s . it.
@@ -195,6 +212,13 @@ void SparseConstraintSystem::MultiplyJacobian(ConstVectorRef x, VectorRef out) c
       sum += value_[slot] * x[column_[slot]];
     out[r] = sum;
   }
+}
+
+void SparseConstraintSystem::MultiplyJacobianTranspose(ConstVectorRef y, VectorRef out) const {
+  out.setZero();
+  for (int r = 0; r < m_; ++r)
+    for (int slot = row_start_[r]; slot < row_start_[r + 1]; ++slot)
+      out[column_[slot]] += value_[slot] * y[r];
 }
 
 void SparseConstraintSystem::ApplyInverseMetric(ConstVectorRef y, VectorRef out) const {
@@ -231,6 +255,34 @@ void SparseConstraintSystem::SolveMinimumNorm(ConstVectorRef r, VectorRef x, Vec
   cholesky_.Solve(mu_correction_);
   AddWeightedTranspose(mu_correction_, x);
   mu += mu_correction_;
+}
+
+bool SparseConstraintSystem::NullSpaceBasis(const Matrix& seeds, Matrix& basis) {
+  for (Eigen::Index j = 0; j < basis.cols(); ++j) {
+    auto column = basis.col(j);
+    column = seeds.col(j);
+    for (int pass = 0; pass < 2; ++pass) {
+      MultiplyJacobian(column, basis_rhs_);
+      SolveMinimumNorm(basis_rhs_, basis_projection_, basis_mu_);
+      column -= basis_projection_;
+      for (Eigen::Index i = 0; i < j; ++i) column -= basis.col(i).dot(column) * basis.col(i);
+    }
+    const double norm = column.norm();
+    if (!(norm > 0.0) || !std::isfinite(norm)) return false;
+    column /= norm;
+  }
+  return true;
+}
+
+Matrix PseudoRandomSeeds(int n, int k) {
+  Matrix seeds(n, k);
+  unsigned long long state = 0x2545F4914F6CDD1Dull;
+  for (int j = 0; j < k; ++j)
+    for (int i = 0; i < n; ++i) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      seeds(i, j) = static_cast<double>(state >> 11) * 0x1.0p-53 - 0.5;
+    }
+  return seeds;
 }
 
 }  // namespace mbb

@@ -56,17 +56,31 @@ class SparseConstraintSystem {
   /// Null if the choice or the model does not allow the sparse route: no constraints, no
   /// entries of Phi_q from the DAE (MechanicalDae::CalcPhiQEntries), or a metric (n x n;
   /// null: the identity) that is not block diagonal with positive definite blocks of at
-  /// most kMaxBlock coordinates, or fewer coordinates than `auto` asks for.
+  /// most kMaxBlock coordinates, or fewer coordinates than `auto` asks for. `rows`: J is
+  /// these rows of Phi_q (sorted; empty: all), e.g. the independent ones of a model with
+  /// redundant constraints (IndependentConstraintRows); m is then rows.size().
   static std::unique_ptr<SparseConstraintSystem> Make(const MechanicalDae& dae,
-                                                      const Matrix* metric,
-                                                      ConstraintSolves choice);
+                                                      const Matrix* metric, ConstraintSolves choice,
+                                                      const std::vector<int>& rows = {});
 
+  /// Evaluates J at (t, q) (for the products) without factoring.
+  void EvaluateJacobian(DaeWorkspace& ws, double t, ConstVectorRef q);
   /// Evaluates J at (t, q) and factors S. False if S is singular or too close to it.
   bool Factor(DaeWorkspace& ws, double t, ConstVectorRef q);
   /// x, mu of (1) for r (m), with one refinement step; after a successful Factor().
   void SolveMinimumNorm(ConstVectorRef r, VectorRef x, VectorRef mu);
+  /// r <- S^-1 r, without refinement (a preconditioner, e.g. of a chord iteration).
+  void SolveSchur(VectorRef r) { cholesky_.Solve(r); }
+  /// An orthonormal basis of null(J) (metric I), one column per column of `seeds` (n x k,
+  /// generic: PseudoRandomSeeds): each seed projected onto null(J) (e - J^+ J e), made
+  /// orthogonal to the columns before it and normalised, projection and orthogonalisation
+  /// twice since one pass of each leaves O(eps cond) components. After a successful
+  /// Factor(); false if a projection vanishes (k > n - m, or seeds not generic).
+  bool NullSpaceBasis(const Matrix& seeds, Matrix& basis);
   /// out = J x (m).
   void MultiplyJacobian(ConstVectorRef x, VectorRef out) const;
+  /// out = J^T y (n).
+  void MultiplyJacobianTranspose(ConstVectorRef y, VectorRef out) const;
   /// out = G^-1 y (n).
   void ApplyInverseMetric(ConstVectorRef y, VectorRef out) const;
 
@@ -76,17 +90,27 @@ class SparseConstraintSystem {
 
   int num_coordinates() const { return n_; }
   int num_constraints() const { return m_; }
+  /// J in compressed rows (after EvaluateJacobian or Factor): row r's entries are the slots
+  /// row_begin(r) .. row_end(r) - 1, each with its column and value.
+  int row_begin(int r) const { return row_start_[r]; }
+  int row_end(int r) const { return row_start_[r + 1]; }
+  int column(int slot) const { return column_[slot]; }
+  double value(int slot) const { return value_[slot]; }
+  /// S's pattern: for row r, the rows s != r it couples with.
+  const std::vector<std::vector<int>>& schur_neighbours() const { return neighbours_; }
   long envelope_size() const { return cholesky_.envelope_size(); }
 
  private:
-  SparseConstraintSystem(const MechanicalDae& dae, const JacobianCompression& pattern);
+  SparseConstraintSystem(const MechanicalDae& dae, const JacobianCompression& pattern,
+                         const std::vector<int>& rows);
   bool SetBlocks(const Matrix* metric);
   void SetSchurPattern();
   void AddWeightedTranspose(ConstVectorRef mu, VectorRef x);  // x += G^-1 J^T mu
 
   const MechanicalDae& dae_;
   int n_, m_;
-  // J in compressed rows; entry_slot_[k]: the slot of the pattern's k-th entry.
+  // J in compressed rows; entry_slot_[k]: the slot of the pattern's k-th entry (-1: a row
+  // not taken).
   std::vector<int> row_start_, column_, entry_slot_;
   std::vector<double> value_, entries_;
   // G^-1 by blocks: block b holds coordinates block_coordinates_[block_start_[b] ..
@@ -94,11 +118,18 @@ class SparseConstraintSystem {
   std::vector<int> block_of_, local_index_, block_start_, block_coordinates_;
   std::vector<long> inverse_start_;
   std::vector<double> inverse_;
+  std::vector<std::vector<int>> neighbours_;  // S's pattern (schur_neighbours)
   // S's lower triangle: for row r, the rows s <= r it couples with and their storage.
   std::vector<int> schur_start_, schur_row_;
   std::vector<long> schur_offset_;
   EnvelopeCholesky cholesky_;
   Vector scatter_, transposed_, correction_, residual_, mu_correction_;
+  Vector basis_rhs_, basis_projection_, basis_mu_;  // NullSpaceBasis's scratch
 };
+
+/// k fixed pseudo-random columns of n entries in [-0.5, 0.5) (Knuth's MMIX generator):
+/// generic, so their projections onto a k-dimensional subspace are independent with
+/// probability 1, and the same in every run.
+Matrix PseudoRandomSeeds(int n, int k);
 
 }  // namespace mbb

@@ -30,44 +30,17 @@ TangentSparseSystem::TangentSparseSystem(const MechanicalDae& dae,
       h_dot_(phi_q_entries_.size()),
       h_ddot_(phi_q_entries_.size()),
       scratch_(phi_q_entries_.size()),
-      seeds_(n_, n_ - m_),
+      seeds_(PseudoRandomSeeds(n_, n_ - m_)),
       null_space_(n_, n_ - m_),
       vec_m_(m_),
       vec_m2_(m_),
       vec_n_(n_),
       projection_(n_),
       q_perturbed_(n_),
-      zero_n_(Vector::Zero(n_)) {
-  // Fixed pseudo-random seeds (Knuth's MMIX generator): generic, so their projections onto
-  // null(H) are independent with probability 1.
-  unsigned long long state = 0x2545F4914F6CDD1Dull;
-  for (Eigen::Index j = 0; j < seeds_.cols(); ++j)
-    for (int i = 0; i < n_; ++i) {
-      state = state * 6364136223846793005ull + 1442695040888963407ull;
-      seeds_(i, j) = static_cast<double>(state >> 11) * 0x1.0p-53 - 0.5;
-    }
-}
+      zero_n_(Vector::Zero(n_)) {}
 
 bool TangentSparseSystem::Factor(DaeWorkspace& ws, double t, ConstVectorRef q) {
-  if (!constraints_->Factor(ws, t, q)) return false;
-  // N_H: each seed projected onto null(H) (e - H^+ H e), made orthogonal to the columns
-  // before it and normalised; projection and orthogonalisation twice, since one pass of
-  // each leaves O(eps cond) components.
-  for (Eigen::Index j = 0; j < null_space_.cols(); ++j) {
-    auto column = null_space_.col(j);
-    column = seeds_.col(j);
-    for (int pass = 0; pass < 2; ++pass) {
-      MultiplyH(column, vec_m_);
-      constraints_->SolveMinimumNorm(vec_m_, projection_, vec_m2_);
-      column -= projection_;
-      for (Eigen::Index i = 0; i < j; ++i)
-        column -= null_space_.col(i).dot(column) * null_space_.col(i);
-    }
-    const double norm = column.norm();
-    if (!(norm > 0.0) || !std::isfinite(norm)) return false;
-    column /= norm;
-  }
-  return true;
+  return constraints_->Factor(ws, t, q) && constraints_->NullSpaceBasis(seeds_, null_space_);
 }
 
 void TangentSparseSystem::SolveMinimumNorm(ConstVectorRef b, VectorRef x) {
