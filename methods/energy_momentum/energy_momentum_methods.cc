@@ -1,6 +1,8 @@
 // Registry entries of the energy-momentum family (paper 002).
 #include "methods/energy_momentum/energy_momentum_methods.h"
 
+#include "methods/energy_momentum/null_space_sparse_system.h"
+
 namespace mbb {
 namespace {
 
@@ -34,6 +36,14 @@ std::vector<ParameterSpec> NullSpaceParameters() {
                    "Newton on the degrees of freedom); local: local coordinates everywhere; "
                    "generic: the numerical null space with the n coordinates as unknowns",
                    {"explicit", "local", "generic"}});
+  specs.push_back({"constraint_solves",
+                   "auto",
+                   "the local-coordinate step's bases and solves: dense QRs of G^T, sparse "
+                   "Cholesky of G G^T and LU of G1 G0^T "
+                   "(methods/energy_momentum/null_space_sparse_system.h), or auto (sparse from " +
+                       std::to_string(NullSpaceSparseSystem::kAutoMinCoordinates) +
+                       " coordinates on)",
+                   {"auto", "dense", "sparse"}});
   return specs;
 }
 

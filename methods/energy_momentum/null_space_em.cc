@@ -25,6 +25,13 @@
 // as the generic form (the same q1 to the Newton tolerance) with as many unknowns as the
 // paper's closed-chain form (190)-(192) has; it is not that form (joint angles with the
 // closure solved by the symmetry of the linkage).
+//
+// The local-coordinate step has two routes for its linear algebra (`constraint_solves`):
+// rank-revealing QRs of G^T with n x n bases (dense), or envelope Cholesky factors of G G^T
+// on Phi_q's entries (null_space_sparse_system.h: the same equations and unknowns, bases
+// that differ by d x d orthogonal factors, O(nnz) per basis column). `auto` takes the
+// sparse route from 12 coordinates on; a step the sparse route refuses (a factor too close
+// to singular, a lift that does not converge) runs dense.
 #include <Eigen/QR>
 #include <Eigen/SVD>
 #include <algorithm>
@@ -33,6 +40,7 @@
 
 #include "methods/energy_momentum/discrete_gradient.h"
 #include "methods/energy_momentum/energy_momentum_methods.h"
+#include "methods/energy_momentum/null_space_sparse_system.h"
 #include "methods/energy_momentum/spherical_tree.h"
 #include "methods/fixed_step_method.h"
 #include "problems/constraint_factorization.h"
@@ -97,6 +105,9 @@ struct NullSpaceWorkspace final : FixedStepWorkspace {
   Eigen::ColPivHouseholderQR<Matrix> lift_qr;
   bool lift_qr_valid = false;  // lift_qr factors G(q1) V for this step's V at a recent q1
   int newton_unknowns = 0;     // the largest per step (Finish)
+  // The local-coordinate step's sparse route (null_space_sparse_system.h); null: dense.
+  std::unique_ptr<NullSpaceSparseSystem> sparse;
+  long sparse_steps = 0, dense_fallbacks = 0;
 };
 
 class NullSpaceEm final : public FixedStepMethod {
@@ -104,11 +115,13 @@ class NullSpaceEm final : public FixedStepMethod {
   // explicit: the paper's P where a tree allows it, else local coordinates; local: local
   // coordinates everywhere; generic: the n-unknown form everywhere.
   enum class Mode { kExplicit, kLocal, kGeneric };
-  NullSpaceEm(double tol, int max_iterations, bool condition_every_step, Mode mode)
+  NullSpaceEm(double tol, int max_iterations, bool condition_every_step, Mode mode,
+              ConstraintSolves solves)
       : tol_(tol),
         max_iterations_(max_iterations),
         condition_every_step_(condition_every_step),
-        mode_(mode) {}
+        mode_(mode),
+        solves_(solves) {}
 
   std::string CheckApplicable(const Problem& problem) const override {
     return CheckMidpointSchemeApplicable(problem);
@@ -120,6 +133,8 @@ class NullSpaceEm final : public FixedStepMethod {
                                             std::string& /*error*/) const override {
     auto ws = std::make_unique<NullSpaceWorkspace>(problem);
     if (mode_ == Mode::kExplicit) ws->tree = SphericalTree::Make(problem);
+    if (!ws->tree && mode_ != Mode::kGeneric)
+      ws->sparse = NullSpaceSparseSystem::Make(*problem.dae, ws->kept, solves_);
     state.lambda = Vector::Zero(ws->m_all);
     state.has_multipliers = ws->m_all > 0;
     return ws;
@@ -131,6 +146,14 @@ class NullSpaceEm final : public FixedStepMethod {
     w.balance.BeginStep(state.t, h, state.q, state.v);
     if (w.tree) return ReducedStep(w, h, state, counters);
     if (mode_ != Mode::kGeneric && w.m > 0) {
+      if (w.sparse) {
+        if (SparseLocalStep(w, h, state, counters)) {
+          ++w.sparse_steps;
+          return StepStatus::Ok();
+        }
+        ++w.dense_fallbacks;
+        w.balance.BeginStep(state.t, h, state.q, state.v);
+      }
       bool rank_changed = false;
       const StepStatus local = LocalStep(w, h, state, counters, rank_changed);
       if (!rank_changed) return local;
@@ -171,8 +194,7 @@ class NullSpaceEm final : public FixedStepMethod {
       w.mu.setZero();
       for (int i = 0; i < rank; ++i)
         w.mu += (svd.matrixV().col(i).dot(w.r) / s[i]) * svd.matrixU().col(i);
-      w.mu_all.setZero();
-      for (int i = 0; i < m; ++i) w.mu_all[w.kept[i]] = w.mu[i];
+      ScatterMultiplier(w);
       if (m > 0)
         dae.CalcReactionStiffness(dws, w.balance.t_mid(), w.balance.q_mid(), w.mu_all, w.reaction);
       else
@@ -340,8 +362,7 @@ class NullSpaceEm final : public FixedStepMethod {
       // (IndependentConstraintRows), so away from singular positions the rank is m and this
       // is the minimum-norm multiplier; mu enters only the Newton matrix (reaction term).
       w.mid_qr.SolveMultipliers(w.r, w.mu);
-      w.mu_all.setZero();
-      for (int i = 0; i < w.m; ++i) w.mu_all[w.kept[i]] = w.mu[i];
+      ScatterMultiplier(w);
       dae.CalcReactionStiffness(dws, w.balance.t_mid(), w.balance.q_mid(), w.mu_all, w.reaction);
       w.jacobian = w.balance.Jacobian() - 0.5 * w.reaction;
       // dq1/dz at q1.
@@ -386,6 +407,60 @@ class NullSpaceEm final : public FixedStepMethod {
     }
     return StepStatus::Failed("null-space-em (local coordinates): Newton did not converge in " +
                               std::to_string(max_iterations_) + " iterations");
+  }
+
+  // LocalStep on the sparse route (null_space_sparse_system.h): the same Newton iteration on
+  // z. False, with the state untouched, where the route refuses (a factor too close to
+  // singular, a lift that does not converge) or Newton does not converge: the
+  // caller then takes the dense form for this step.
+  bool SparseLocalStep(NullSpaceWorkspace& w, double h, FixedStepState& state,
+                       WorkCounters& counters) const {
+    const MechanicalDae& dae = w.balance.dae();
+    DaeWorkspace& dws = w.balance.workspace();
+    NullSpaceSparseSystem& sparse = *w.sparse;
+    const double t1 = state.t + h;
+    w.newton_unknowns = std::max(w.newton_unknowns, sparse.dof());
+    if (!sparse.BeginStep(dws, state.t, state.q, state.v, h, w.z, w.y)) return false;
+    Vector& q1 = w.q1;
+    bool polish = false;
+    for (int it = 0; it < max_iterations_; ++it) {
+      if (!sparse.Lift(dws, t1, state.q, w.z, w.y, w.dq, q1)) return false;
+      w.balance.ResidualFromStep(w.dq, w.r);
+      if (!sparse.Midpoint(dws, w.balance.t_mid(), w.balance.q_mid(), w.r, w.mu)) return false;
+      ScatterMultiplier(w);
+      dae.CalcReactionStiffness(dws, w.balance.t_mid(), w.balance.q_mid(), w.mu_all, w.reaction);
+      w.jacobian = w.balance.Jacobian() - 0.5 * w.reaction;
+      if (!sparse.TangentMap(dws, t1, q1, w.dq_dz)) return false;
+      const Matrix& p = sparse.null_space();
+      w.projected.noalias() = p.transpose() * w.jacobian;
+      w.iteration.noalias() = w.projected * w.dq_dz;
+      w.residual.noalias() = p.transpose() * w.r;
+      if (it == 0 && (condition_every_step_ || w.condition_first < 0.0)) RecordCondition(w);
+      w.reduced_lu.compute(w.iteration);
+      w.neg_residual = -w.residual;
+      w.delta = w.reduced_lu.solve(w.neg_residual);
+      ++counters.factorizations;
+      ++counters.jacobian_evals;
+      ++counters.newton_iterations;
+      if (!w.delta.allFinite()) return false;
+      w.z += w.delta;
+      // One more iteration once the change is below tol, as LocalStep.
+      const bool small =
+          w.delta.lpNorm<Eigen::Infinity>() <= tol_ * (1.0 + q1.lpNorm<Eigen::Infinity>());
+      if (small && !polish) {
+        polish = true;
+        continue;
+      }
+      if (small) {
+        if (!sparse.Lift(dws, t1, state.q, w.z, w.y, w.dq, q1)) return false;
+        w.balance.ResidualFromStep(w.dq, w.r);
+        if (!sparse.Midpoint(dws, w.balance.t_mid(), w.balance.q_mid(), w.r, w.mu)) return false;
+        ScatterMultiplier(w);
+        FinishStep(w, h, state);
+        return true;
+      }
+    }
+    return false;
   }
 
   // q1 = q0 + U z + V y with y from Phi(t1, q1) = 0 (least squares on the kept rows: the
@@ -441,6 +516,11 @@ class NullSpaceEm final : public FixedStepMethod {
     metrics["iteration_matrix_condition.first"] = w.condition_first;
     metrics["iteration_matrix_condition.max"] = w.condition_max;
     metrics["step_energy_residual_max"] = w.energy_residual_max;
+    if (w.sparse) {
+      metrics["steps_sparse"] = static_cast<double>(w.sparse_steps);
+      metrics["steps_dense_fallback"] = static_cast<double>(w.dense_fallbacks);
+      metrics["lift_iterations_max"] = w.sparse->max_lift_iterations();
+    }
   }
 
  private:
@@ -450,12 +530,17 @@ class NullSpaceEm final : public FixedStepMethod {
     w.balance.dae().CalcPhiQ(w.balance.workspace(), w.balance.t_mid(), w.balance.q_mid(), w.g_all);
     SelectRows(w.g_all, w.kept, w.g_mid);
     SolveMultiplier(w);
+    FinishStep(w, h, state);
+    return StepStatus::Ok();
+  }
+
+  // The state from the balance at the converged q1 and the multipliers in mu_all.
+  static void FinishStep(NullSpaceWorkspace& w, double h, FixedStepState& state) {
     w.energy_residual_max = std::max(w.energy_residual_max, w.balance.StepEnergyResidual());
     state.v = w.balance.v1();
     state.q = w.balance.q1();
-    state.lambda = -w.mu_all / h;
+    state.lambda = -w.mu_all / h;  // r = G^T mu = -h G^T lambda (10.2)
     state.t += h;
-    return StepStatus::Ok();
   }
 
   // mu (and mu_all) from r = G(q_{1/2})^T mu in least squares (the kept rows of g_mid).
@@ -463,6 +548,11 @@ class NullSpaceEm final : public FixedStepMethod {
     w.multiplier_qr.compute(w.g_mid.transpose());
     w.velocity = w.r;  // scratch of size n: overwritten with Q^T r
     SolveWithQr(w.multiplier_qr, w.velocity, w.mu);
+    ScatterMultiplier(w);
+  }
+
+  // mu_all: mu on the kept rows, zero on the redundant ones.
+  static void ScatterMultiplier(NullSpaceWorkspace& w) {
     w.mu_all.setZero();
     for (int i = 0; i < w.m; ++i) w.mu_all[w.kept[i]] = w.mu[i];
   }
@@ -485,18 +575,20 @@ class NullSpaceEm final : public FixedStepMethod {
   int max_iterations_;
   bool condition_every_step_;
   Mode mode_;
+  ConstraintSolves solves_;
 };
 
 }  // namespace
 
 std::unique_ptr<Method> MakeNullSpaceEm(const ParameterSet& params) {
   const std::string mode = params.GetString("null_space", "explicit");
-  return std::make_unique<NullSpaceEm>(params.GetDouble("tol", 1e-12),
-                                       static_cast<int>(params.GetDouble("max_iterations", 30)),
-                                       params.GetString("condition", "every-step") == "every-step",
-                                       mode == "generic" ? NullSpaceEm::Mode::kGeneric
-                                       : mode == "local" ? NullSpaceEm::Mode::kLocal
-                                                         : NullSpaceEm::Mode::kExplicit);
+  return std::make_unique<NullSpaceEm>(
+      params.GetDouble("tol", 1e-12), static_cast<int>(params.GetDouble("max_iterations", 30)),
+      params.GetString("condition", "every-step") == "every-step",
+      mode == "generic" ? NullSpaceEm::Mode::kGeneric
+      : mode == "local" ? NullSpaceEm::Mode::kLocal
+                        : NullSpaceEm::Mode::kExplicit,
+      ParseConstraintSolves(params.GetString("constraint_solves", "auto")));
 }
 
 }  // namespace mbb
