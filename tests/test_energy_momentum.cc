@@ -8,6 +8,9 @@
 #include <cmath>
 
 #include "harness/runner.h"
+#include "methods/energy_momentum/discrete_gradient.h"
+#include "problems/problem.h"
+#include "tests/forwarding_dae.h"
 #include "tests/run_spec.h"
 
 namespace mbb {
@@ -256,6 +259,58 @@ TEST_CASE("the energy-momentum methods refuse what scheme (10) cannot treat", "[
   const RunRecord cartesian = Run("spatial_pendulum", "null-space-em", 0.01, 1.0);
   CHECK(cartesian.problem_formulation.empty());
   CHECK(cartesian.metrics.energy_max_rel_drift < 1e-10);
+}
+
+namespace {
+
+// A DAE whose constraint Hessians grow with t (K scaled by 1 + t): what the schemes' cached
+// Hessians must not be used for.
+class TimeVaryingHessianDae final : public ForwardingDae {
+ public:
+  using ForwardingDae::ForwardingDae;
+  void CalcReactionStiffness(DaeWorkspace& ws, double t, ConstVectorRef q, ConstVectorRef lambda,
+                             MatrixRef k) const override {
+    ForwardingDae::CalcReactionStiffness(ws, t, q, lambda, k);
+    k *= 1.0 + t;
+  }
+};
+
+// max |K(mu) from the cache - the DAE's K(mu)| relative to the largest entry, at a state
+// away from the one the cache was taken at.
+double CachedStiffnessError(const MechanicalDae& dae, const ConstraintHessians& hessians,
+                            DaeWorkspace& ws, double t, const Vector& q) {
+  const int n = dae.num_coordinates(), m = dae.num_constraints();
+  Vector mu(m);
+  for (int r = 0; r < m; ++r) mu[r] = std::sin(0.3 + 1.9 * r);
+  Matrix cached(n, n), direct(n, n);
+  hessians.ReactionStiffness(ws, t, q, mu, cached);
+  dae.CalcReactionStiffness(ws, t, q, mu, direct);
+  return (cached - direct).lpNorm<Eigen::Infinity>() / direct.lpNorm<Eigen::Infinity>();
+}
+
+}  // namespace
+
+TEST_CASE("the schemes' constraint Hessians are taken once where they are constant",
+          "[energy-momentum]") {
+  // Directors make every constraint at most quadratic in q, so K(mu) = sum mu_r Phi_r,qq
+  // from the Hessians at (t0, q0) equals the DAE's AD at any other state (measured: to the
+  // last bit; 1e-13 relative allows the round-off of summing a few hundred terms in another
+  // order). A Hessian that
+  // varies with t must leave every K to the DAE (equal to it exactly).
+  ParameterSet params;
+  params.Set("formulation", "directors");
+  const Problem p = BuildProblem("bricard", params);
+  auto ws = p.dae->MakeWorkspace();
+  const ConstraintHessians hessians(*p.dae, *ws, p.t0, p.q0);
+  CHECK(hessians.constant());
+  Vector q = p.q0;
+  for (Eigen::Index i = 0; i < q.size(); ++i) q[i] += 0.05 * std::cos(0.7 * i);
+  CHECK(CachedStiffnessError(*p.dae, hessians, *ws, p.t0 + 1.3, q) < 1e-13);
+
+  const TimeVaryingHessianDae varying(p.dae);
+  const ConstraintHessians refused(varying, *ws, p.t0, p.q0);
+  CHECK_FALSE(refused.constant());
+  CHECK(CachedStiffnessError(varying, refused, *ws, p.t0 + 1.3, q) == 0.0);
 }
 
 }  // namespace mbb

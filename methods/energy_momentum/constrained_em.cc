@@ -106,8 +106,7 @@ class ConstrainedEm final : public FixedStepMethod {
       w.residual.tail(m) = w.phi;
       w.lambda_all.setZero();
       for (int i = 0; i < m; ++i) w.lambda_all[w.kept[i]] = lambda[i];
-      dae.CalcReactionStiffness(dws, w.balance.t_mid(), w.balance.q_mid(), w.lambda_all,
-                                w.reaction);
+      w.balance.ReactionStiffness(w.lambda_all, w.reaction);
       w.iteration.topLeftCorner(n, n) = w.balance.Jacobian() + 0.5 * h * w.reaction;
       w.iteration.topRightCorner(n, m) = h * w.g_mid.transpose();
       w.iteration.bottomLeftCorner(m, n) = w.g_end;

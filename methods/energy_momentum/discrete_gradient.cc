@@ -90,8 +90,54 @@ MidpointBalance::MidpointBalance(const Problem& problem)
       dv_bar_(n_),
       step_(n_),
       q1_(n_),
-      step_velocity_(n_) {
+      step_velocity_(n_),
+      hessians_(dae_, *ws_, problem.t0, problem.q0) {
   dae_.CalcMassMatrix(*ws_, problem.q0, mass_);
+}
+
+ConstraintHessians::ConstraintHessians(const MechanicalDae& dae, DaeWorkspace& ws, double t0,
+                                       const Vector& q0)
+    : dae_(dae) {
+  const int n = dae.num_coordinates(), m = dae.num_constraints();
+  if (m == 0) return;
+  Vector unit = Vector::Zero(m);
+  Matrix k(n, n);
+  for (int r = 0; r < m; ++r) {
+    unit[r] = 1.0;
+    dae.CalcReactionStiffness(ws, t0, q0, unit, k);
+    unit[r] = 0.0;
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i)
+        if (k(i, j) != 0.0) entries_.push_back({r, i, j, k(i, j)});
+  }
+  // The check: K of generic multipliers at a later time and an irregularly displaced
+  // configuration (size ~0.1, as the quadratic check's) against the sum over the Hessians
+  // taken at (t0, q0); a Hessian that varies with t or q shows with probability 1.
+  const double t1 = t0 + 0.37;
+  Vector q1(n), mu(m);
+  for (int i = 0; i < n; ++i) q1[i] = q0[i] + 0.1 * std::sin(2.0 + 5.1 * (i + 1));
+  for (int r = 0; r < m; ++r) mu[r] = std::cos(1.0 + 3.7 * (r + 1));
+  Matrix from_entries(n, n);
+  dae.CalcReactionStiffness(ws, t1, q1, mu, k);
+  constant_ = true;
+  ReactionStiffness(ws, t1, q1, mu, from_entries);
+  // Round-off of AD on quadratics stays near 1e-16 of the entries; 1e-12 of the largest is
+  // far from any term that varies.
+  const double scale = std::max(k.lpNorm<Eigen::Infinity>(), 1e-300);
+  if ((from_entries - k).lpNorm<Eigen::Infinity>() > 1e-12 * scale) {
+    constant_ = false;
+    entries_.clear();
+  }
+}
+
+void ConstraintHessians::ReactionStiffness(DaeWorkspace& ws, double t, const Vector& q,
+                                           const Vector& mu, Matrix& k) const {
+  if (!constant_) {
+    dae_.CalcReactionStiffness(ws, t, q, mu, k);
+    return;
+  }
+  k.setZero();
+  for (const Entry& e : entries_) k(e.i, e.j) += mu[e.row] * e.value;
 }
 
 void MidpointBalance::BeginStep(double t0, double h, const Vector& q0, const Vector& v0) {

@@ -32,6 +32,32 @@ namespace mbb {
 /// separates, constraints at most quadratic in q), else the reason.
 std::string CheckMidpointSchemeApplicable(const Problem& problem);
 
+/// K(mu) = d(G(q)^T mu)/dq = sum_r mu_r Phi_r,qq, the term the schemes' Newton matrices
+/// take from the constraint forces. The schemes' constraints are at most quadratic in q
+/// (CheckMidpointSchemeApplicable), so each Hessian Phi_r,qq is constant in q: it is taken
+/// once from the DAE (one CalcReactionStiffness per row, with a unit multiplier) and K is
+/// then a weighted sum over its non-zeros, where each DAE call is a second-order AD pass per
+/// pair of Phi_q's column groups (39 % of a Bricard step in directors). The Hessians are
+/// kept only where K at a second time and configuration agrees with them; otherwise (a
+/// quadratic part that moves with t) every K is the DAE's call.
+class ConstraintHessians {
+ public:
+  ConstraintHessians(const MechanicalDae& dae, DaeWorkspace& ws, double t0, const Vector& q0);
+  /// k = K(mu) at (t, q) (n x n; mu has all m rows).
+  void ReactionStiffness(DaeWorkspace& ws, double t, const Vector& q, const Vector& mu,
+                         Matrix& k) const;
+  bool constant() const { return constant_; }
+
+ private:
+  struct Entry {
+    int row, i, j;
+    double value;
+  };
+  const MechanicalDae& dae_;
+  bool constant_ = false;
+  std::vector<Entry> entries_;
+};
+
 /// The momentum balance (10.2) without the constraint forces, in impulse form:
 ///   r(q1) = M (v1 - v0) + h dV(q0, q1) - h Q_nc(t_{1/2}, q_{1/2}, v_{1/2}),
 /// and its Jacobian with respect to q1. Holds the constant M and the scratch of one run.
@@ -56,6 +82,10 @@ class MidpointBalance {
   const Vector& q1() const { return q1_; }
   /// dr/dq1 = 2 M / h - h/2 dQ/dq - dQ/dv (the force Jacobians of BeginStep).
   const Matrix& Jacobian() const { return jacobian_; }
+  /// k = K(mu) = d(G^T mu)/dq at q_{1/2} (ConstraintHessians; mu has all m rows).
+  void ReactionStiffness(const Vector& mu, Matrix& k) {
+    hessians_.ReactionStiffness(*ws_, t_mid(), q_mid_, mu, k);
+  }
 
   /// After Residual(q1) at the converged q1: |E(q1, v1) - E(q0, v0) - h v_{1/2} . Q_nc|, the
   /// step's energy balance residual (0 up to the Newton tolerance and rounding for scleronomic
@@ -74,6 +104,7 @@ class MidpointBalance {
   Matrix mass_, dq_, dv_, jacobian_;
   Vector q0_, v0_, v1_, q_mid_, v_mid_, grad_mid_, grad_scratch_, forces_, dv_bar_, step_, q1_;
   Vector step_velocity_;  // v1 - v0
+  ConstraintHessians hessians_;
   double t0_ = 0.0, h_ = 0.0, v0_potential_ = 0.0;
 };
 

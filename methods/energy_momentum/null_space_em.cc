@@ -196,7 +196,7 @@ class NullSpaceEm final : public FixedStepMethod {
         w.mu += (svd.matrixV().col(i).dot(w.r) / s[i]) * svd.matrixU().col(i);
       ScatterMultiplier(w);
       if (m > 0)
-        dae.CalcReactionStiffness(dws, w.balance.t_mid(), w.balance.q_mid(), w.mu_all, w.reaction);
+        w.balance.ReactionStiffness(w.mu_all, w.reaction);
       else
         w.reaction.setZero();
       const int rows = (n - rank) + m;
@@ -285,7 +285,7 @@ class NullSpaceEm final : public FixedStepMethod {
       dae.CalcPhiQ(dws, w.balance.t_mid(), w.balance.q_mid(), w.g_all);
       SelectRows(w.g_all, w.kept, w.g_mid);
       SolveMultiplier(w);  // r = G^T mu
-      dae.CalcReactionStiffness(dws, w.balance.t_mid(), w.balance.q_mid(), w.mu_all, w.reaction);
+      w.balance.ReactionStiffness(w.mu_all, w.reaction);
       w.jacobian = w.balance.Jacobian() - 0.5 * w.reaction;
       w.projected.resize(dof, n);
       w.projected.noalias() = w.reduced_p.transpose() * w.jacobian;
@@ -363,7 +363,7 @@ class NullSpaceEm final : public FixedStepMethod {
       // is the minimum-norm multiplier; mu enters only the Newton matrix (reaction term).
       w.mid_qr.SolveMultipliers(w.r, w.mu);
       ScatterMultiplier(w);
-      dae.CalcReactionStiffness(dws, w.balance.t_mid(), w.balance.q_mid(), w.mu_all, w.reaction);
+      w.balance.ReactionStiffness(w.mu_all, w.reaction);
       w.jacobian = w.balance.Jacobian() - 0.5 * w.reaction;
       // dq1/dz at q1.
       dae.CalcPhiQ(dws, t1, q1, w.g_all);
@@ -415,7 +415,6 @@ class NullSpaceEm final : public FixedStepMethod {
   // caller then takes the dense form for this step.
   bool SparseLocalStep(NullSpaceWorkspace& w, double h, FixedStepState& state,
                        WorkCounters& counters) const {
-    const MechanicalDae& dae = w.balance.dae();
     DaeWorkspace& dws = w.balance.workspace();
     NullSpaceSparseSystem& sparse = *w.sparse;
     const double t1 = state.t + h;
@@ -428,7 +427,7 @@ class NullSpaceEm final : public FixedStepMethod {
       w.balance.ResidualFromStep(w.dq, w.r);
       if (!sparse.Midpoint(dws, w.balance.t_mid(), w.balance.q_mid(), w.r, w.mu)) return false;
       ScatterMultiplier(w);
-      dae.CalcReactionStiffness(dws, w.balance.t_mid(), w.balance.q_mid(), w.mu_all, w.reaction);
+      w.balance.ReactionStiffness(w.mu_all, w.reaction);
       w.jacobian = w.balance.Jacobian() - 0.5 * w.reaction;
       if (!sparse.TangentMap(dws, t1, q1, w.dq_dz)) return false;
       const Matrix& p = sparse.null_space();
