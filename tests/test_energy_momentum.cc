@@ -9,6 +9,7 @@
 
 #include "harness/runner.h"
 #include "methods/energy_momentum/discrete_gradient.h"
+#include "methods/method.h"
 #include "problems/problem.h"
 #include "tests/forwarding_dae.h"
 #include "tests/run_spec.h"
@@ -311,6 +312,71 @@ TEST_CASE("the schemes' constraint Hessians are taken once where they are consta
   const ConstraintHessians refused(varying, *ws, p.t0, p.q0);
   CHECK_FALSE(refused.constant());
   CHECK(CachedStiffnessError(varying, refused, *ws, p.t0 + 1.3, q) == 0.0);
+}
+
+namespace {
+
+// The double four-bar's first constraint row with its derivatives switched off for t in
+// [0.293, 0.303) (the mid-point and the end of the step from 0.29, only): constrained-em's
+// iteration matrix then has a zero row and a zero column. Its value there is `value`: 0
+// (a consistent right-hand side) or not (no solution).
+class VanishingRowDae final : public ForwardingDae {
+ public:
+  VanishingRowDae(std::shared_ptr<const MechanicalDae> inner, double value)
+      : ForwardingDae(std::move(inner)), value_(value) {}
+  void CalcPhi(DaeWorkspace& ws, double t, ConstVectorRef q, VectorRef phi) const override {
+    ForwardingDae::CalcPhi(ws, t, q, phi);
+    if (Off(t)) phi[0] = value_;
+  }
+  void CalcPhiQ(DaeWorkspace& ws, double t, ConstVectorRef q, MatrixRef phi_q) const override {
+    ForwardingDae::CalcPhiQ(ws, t, q, phi_q);
+    if (Off(t)) phi_q.row(0).setZero();
+  }
+  void CalcReactionStiffness(DaeWorkspace& ws, double t, ConstVectorRef q, ConstVectorRef lambda,
+                             MatrixRef k) const override {
+    Vector without_row = lambda;
+    if (Off(t)) without_row[0] = 0.0;
+    ForwardingDae::CalcReactionStiffness(ws, t, q, without_row, k);
+  }
+
+ private:
+  static bool Off(double t) { return t >= 0.293 && t < 0.303; }
+  double value_;
+};
+
+}  // namespace
+
+TEST_CASE("constrained-em's LU solve, and the QR where the LU has no solution",
+          "[energy-momentum]") {
+  // Consistent: the LU's zero pivot meets a zero right-hand side (the triangular solve
+  // leaves that unknown at 0: the basic solution), so no QR solve is needed. Inconsistent:
+  // the LU's solution is not finite, and the column-pivoting QR answers every iteration of
+  // that step (3 measured) in least squares, which leaves the switched-off row alone and
+  // converges on the others; the run goes on either way.
+  ParameterSet params;
+  params.Set("formulation", "directors");
+  const Problem p = BuildProblem("double_four_bar", params);
+  RunSettings settings;
+  settings.h = 0.01;
+  settings.t_end = 0.6;
+  const auto method = FindMethod("constrained-em").create(ParameterSet());
+  NullObserver none;
+  auto run = [&](double value) {
+    Problem modified = p;
+    modified.dae = std::make_shared<VanishingRowDae>(p.dae, value);
+    REQUIRE(method->CheckApplicable(modified).empty());
+    return method->Run(modified, settings, none);
+  };
+  const RunOutcome plain = method->Run(p, settings, none);
+  const RunOutcome consistent = run(0.0);
+  const RunOutcome inconsistent = run(1e-3);
+  REQUIRE(plain.status == RunStatus::kOk);
+  CHECK(plain.extra_metrics.at("newton_solves_qr") == 0.0);
+  INFO(consistent.message);
+  REQUIRE(consistent.status == RunStatus::kOk);
+  CHECK(consistent.extra_metrics.at("newton_solves_qr") == 0.0);
+  REQUIRE(inconsistent.status == RunStatus::kOk);
+  CHECK(inconsistent.extra_metrics.at("newton_solves_qr") >= 2.0);
 }
 
 }  // namespace mbb
