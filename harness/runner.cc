@@ -275,7 +275,10 @@ RunRecord Execute(const ResolvedRun& run, const RunSpec& spec) {
   observer.Finish(settings.t_end, record);
   if (outcome.status != RunStatus::kOk || spec.repeats <= 0) return record;
 
-  // Timed repeats: no observer work, no I/O; the median is what reports quote.
+  // Timed repeats: no observer work, no I/O, no diagnostics (RunSettings::diagnostics); the
+  // median is what reports quote.
+  RunSettings timed = run.settings;
+  timed.diagnostics = false;
   std::vector<double> times;
   double spent = 0.0, last_report = 0.0;
   for (int k = 0; k < spec.repeats && (k == 0 || spent < spec.time_budget_s); ++k) {
@@ -286,7 +289,7 @@ RunRecord Execute(const ResolvedRun& run, const RunSpec& spec) {
     }
     NullObserver null_observer;
     const auto start = std::chrono::steady_clock::now();
-    method->Run(run.problem, run.settings, null_observer);
+    method->Run(run.problem, timed, null_observer);
     const double dt =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     times.push_back(dt);

@@ -74,6 +74,7 @@ RunOutcome FixedStepMethod::Run(const Problem& problem, const RunSettings& setti
   Report(observer, state);
   workspace->rtol = settings.rtol;
   workspace->atol = settings.atol;
+  workspace->diagnostics = settings.diagnostics;
   if (AdaptiveSteps())
     return RunVariable(*workspace, settings, h, state, observer, std::move(outcome));
 

@@ -35,6 +35,8 @@ class FixedStepWorkspace {
   /// The run's tolerances, set by Run after Begin (read by methods with AdaptiveSteps()).
   double rtol = 0.0;
   double atol = 0.0;
+  /// RunSettings::diagnostics, set by Run after Begin.
+  bool diagnostics = true;
 };
 
 struct StepStatus {

@@ -31,6 +31,11 @@ struct RunSettings {
   long max_steps = 2'000'000;
   /// The setting samples=land (true) or interpolate (false); see stop_times.
   bool land_on_samples = true;  // a stalled adaptive run fails instead of running for hours
+  /// False for the harness's timed repeats: a method may then skip work that only feeds
+  /// its reported metrics (the energy-momentum methods' condition number by SVD), so that
+  /// the timing measures the integration; the metrics come from the instrumented run. The
+  /// steps must not depend on it.
+  bool diagnostics = true;
 };
 
 /// One accepted step. a and lambda are reported where the method computes them.

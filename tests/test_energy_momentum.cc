@@ -264,6 +264,14 @@ TEST_CASE("the energy-momentum methods refuse what scheme (10) cannot treat", "[
 
 namespace {
 
+struct LastStateObserver final : StepObserver {
+  Vector q, v;
+  void OnStep(const StepSample& sample) override {
+    q = sample.q;
+    v = sample.v;
+  }
+};
+
 // A DAE whose constraint Hessians grow with t (K scaled by 1 + t): what the schemes' cached
 // Hessians must not be used for.
 class TimeVaryingHessianDae final : public ForwardingDae {
@@ -377,6 +385,32 @@ TEST_CASE("constrained-em's LU solve, and the QR where the LU has no solution",
   CHECK(consistent.extra_metrics.at("newton_solves_qr") == 0.0);
   REQUIRE(inconsistent.status == RunStatus::kOk);
   CHECK(inconsistent.extra_metrics.at("newton_solves_qr") >= 2.0);
+}
+
+TEST_CASE("without diagnostics the schemes skip the condition number and nothing else",
+          "[energy-momentum]") {
+  // RunSettings::diagnostics = false (the harness's timed repeats): no SVD of the Newton
+  // matrix (the metric stays unmeasured, -1), and the steps to the bit as with it.
+  ParameterSet params;
+  params.Set("formulation", "directors");
+  const Problem p = BuildProblem("double_four_bar", params);
+  for (const char* name : {"constrained-em", "null-space-em"}) {
+    INFO(name);
+    const auto method = FindMethod(name).create(ParameterSet());
+    RunSettings settings;
+    settings.h = 0.01;
+    settings.t_end = 0.3;
+    LastStateObserver with, without;
+    const RunOutcome measured = method->Run(p, settings, with);
+    settings.diagnostics = false;
+    const RunOutcome timed = method->Run(p, settings, without);
+    REQUIRE(measured.status == RunStatus::kOk);
+    REQUIRE(timed.status == RunStatus::kOk);
+    CHECK(measured.extra_metrics.at("iteration_matrix_condition.first") >= 1.0);
+    CHECK(timed.extra_metrics.at("iteration_matrix_condition.first") == -1.0);
+    CHECK(with.q == without.q);
+    CHECK(with.v == without.v);
+  }
 }
 
 }  // namespace mbb
