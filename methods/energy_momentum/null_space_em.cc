@@ -287,21 +287,8 @@ class NullSpaceEm final : public FixedStepMethod {
       SolveMultiplier(w);  // r = G^T mu
       w.balance.ReactionStiffness(w.mu_all, w.reaction);
       w.jacobian = w.balance.Jacobian() - 0.5 * w.reaction;
-      w.projected.resize(dof, n);
-      w.projected.noalias() = w.reduced_p.transpose() * w.jacobian;
-      w.iteration.resize(dof, dof);
-      w.iteration.noalias() = w.projected * w.reduced_f;
-      w.residual.resize(dof);
-      w.residual.noalias() = w.reduced_p.transpose() * w.r;
-      if (it == 0 && ConditionDue(w)) RecordCondition(w);
-      w.reduced_lu.compute(w.iteration);
-      w.neg_residual = -w.residual;
-      w.delta.resize(dof);
-      w.delta = w.reduced_lu.solve(w.neg_residual);
-      ++counters.factorizations;
-      ++counters.jacobian_evals;
-      ++counters.newton_iterations;
-      if (!w.delta.allFinite()) return StepStatus::Failed("null-space-em: singular reduced matrix");
+      if (!ReducedCorrection(w, w.reduced_p, w.reduced_f, it, counters))
+        return StepStatus::Failed("null-space-em: singular reduced matrix");
       increments += w.delta;
       w.tree->WrapRotations(increments);  // the same q1, away from |theta| = 2 pi
       if (w.delta.lpNorm<Eigen::Infinity>() <=
@@ -378,17 +365,8 @@ class NullSpaceEm final : public FixedStepMethod {
         SolveWithQr(w.lift_qr, w.lift_column, w.lift_delta);
         w.dq_dz.col(j).noalias() -= w.basis_v * w.lift_delta;
       }
-      w.projected.noalias() = w.null_space.transpose() * w.jacobian;
-      w.iteration.noalias() = w.projected * w.dq_dz;
-      w.residual.noalias() = w.null_space.transpose() * w.r;
-      if (it == 0 && ConditionDue(w)) RecordCondition(w);
-      w.reduced_lu.compute(w.iteration);
-      w.neg_residual = -w.residual;
-      w.delta = w.reduced_lu.solve(w.neg_residual);
-      ++counters.factorizations;
-      ++counters.jacobian_evals;
-      ++counters.newton_iterations;
-      if (!w.delta.allFinite()) return StepStatus::Failed("null-space-em: singular reduced matrix");
+      if (!ReducedCorrection(w, w.null_space, w.dq_dz, it, counters))
+        return StepStatus::Failed("null-space-em: singular reduced matrix");
       w.z += w.delta;
       // As in the generic form, one more iteration once the change is below tol: the
       // Newton matrix is approximate (P varies), so convergence is fast-linear, and the extra
@@ -430,18 +408,7 @@ class NullSpaceEm final : public FixedStepMethod {
       w.balance.ReactionStiffness(w.mu_all, w.reaction);
       w.jacobian = w.balance.Jacobian() - 0.5 * w.reaction;
       if (!sparse.TangentMap(dws, t1, q1, w.dq_dz)) return false;
-      const Matrix& p = sparse.null_space();
-      w.projected.noalias() = p.transpose() * w.jacobian;
-      w.iteration.noalias() = w.projected * w.dq_dz;
-      w.residual.noalias() = p.transpose() * w.r;
-      if (it == 0 && ConditionDue(w)) RecordCondition(w);
-      w.reduced_lu.compute(w.iteration);
-      w.neg_residual = -w.residual;
-      w.delta = w.reduced_lu.solve(w.neg_residual);
-      ++counters.factorizations;
-      ++counters.jacobian_evals;
-      ++counters.newton_iterations;
-      if (!w.delta.allFinite()) return false;
+      if (!ReducedCorrection(w, sparse.null_space(), w.dq_dz, it, counters)) return false;
       w.z += w.delta;
       // One more iteration once the change is below tol, as LocalStep.
       const bool small =
@@ -554,6 +521,24 @@ class NullSpaceEm final : public FixedStepMethod {
   static void ScatterMultiplier(NullSpaceWorkspace& w) {
     w.mu_all.setZero();
     for (int i = 0; i < w.m; ++i) w.mu_all[w.kept[i]] = w.mu[i];
+  }
+
+  // One correction of the reduced Newton iteration (ReducedStep, LocalStep, SparseLocalStep):
+  // delta solves P^T (dr/dq1 - 1/2 K) T delta = -P^T r, T = dq1/d(unknowns), with w.jacobian
+  // holding dr/dq1 - 1/2 K. False if the matrix is singular.
+  bool ReducedCorrection(NullSpaceWorkspace& w, const Matrix& p, const Matrix& tangent, int it,
+                         WorkCounters& counters) const {
+    w.projected.noalias() = p.transpose() * w.jacobian;
+    w.iteration.noalias() = w.projected * tangent;
+    w.residual.noalias() = p.transpose() * w.r;
+    if (it == 0 && ConditionDue(w)) RecordCondition(w);
+    w.reduced_lu.compute(w.iteration);
+    w.neg_residual = -w.residual;
+    w.delta = w.reduced_lu.solve(w.neg_residual);
+    ++counters.factorizations;
+    ++counters.jacobian_evals;
+    ++counters.newton_iterations;
+    return w.delta.allFinite();
   }
 
   // The condition number (a metric only) at this step's first iteration: every step or the
