@@ -221,6 +221,31 @@ struct LastState final : StepObserver {
   void OnStep(const StepSample& sample) override { q = sample.q; }
 };
 
+// The runs the sparse-route tests compare: `method` with constraint_solves=dense and =sparse
+// on p, and =sparse on p behind RefusingSparseDae; each ok, with its last coordinates.
+struct ThreeRoutes {
+  RunOutcome dense, sparse, refused;
+  LastState dense_state, sparse_state, refused_state;
+};
+ThreeRoutes RunThreeRoutes(const char* method, const Problem& p, const RunSettings& settings) {
+  auto run = [&](const Problem& problem, const char* solves, LastState& last) {
+    const auto created = FindMethod(method).create(
+        ParameterSet(std::map<std::string, std::string>{{"constraint_solves", solves}}));
+    REQUIRE(created->CheckApplicable(problem).empty());
+    return created->Run(problem, settings, last);
+  };
+  ThreeRoutes r;
+  r.dense = run(p, "dense", r.dense_state);
+  r.sparse = run(p, "sparse", r.sparse_state);
+  Problem refusing = p;
+  refusing.dae = std::make_shared<RefusingSparseDae>(p.dae);
+  r.refused = run(refusing, "sparse", r.refused_state);
+  REQUIRE(r.dense.status == RunStatus::kOk);
+  REQUIRE(r.sparse.status == RunStatus::kOk);
+  REQUIRE(r.refused.status == RunStatus::kOk);
+  return r;
+}
+
 TEST_CASE(
     "tangent-newmark on the sparse route follows the dense route, and hands over the "
     "passes it refuses",
@@ -235,29 +260,16 @@ TEST_CASE(
   RunSettings settings;
   settings.h = 1e-3;
   settings.t_end = 0.5;
-  auto run = [&](const Problem& problem, const char* solves, LastState& last) {
-    const auto method = FindMethod("tangent-newmark")
-                            .create(ParameterSet(
-                                std::map<std::string, std::string>{{"constraint_solves", solves}}));
-    return method->Run(problem, settings, last);
-  };
-  LastState dense_state, sparse_state, refused_state;
-  const RunOutcome dense = run(p, "dense", dense_state);
-  const RunOutcome sparse = run(p, "sparse", sparse_state);
-  Problem refusing = p;
-  refusing.dae = std::make_shared<RefusingSparseDae>(p.dae);
-  const RunOutcome refused = run(refusing, "sparse", refused_state);
-  REQUIRE(dense.status == RunStatus::kOk);
-  REQUIRE(sparse.status == RunStatus::kOk);
-  REQUIRE(refused.status == RunStatus::kOk);
+  const ThreeRoutes r = RunThreeRoutes("tangent-newmark", p, settings);
+  const RunOutcome &dense = r.dense, &sparse = r.sparse, &refused = r.refused;
   CHECK(dense.extra_metrics.count("newton_solves_sparse") == 0);
   CHECK(sparse.extra_metrics.at("newton_solves_dense_fallback") == 0.0);
   CHECK(sparse.extra_metrics.at("newton_solves_sparse") ==
         static_cast<double>(sparse.counters.newton_iterations));
   // 100 steps in the window, two passes or more each.
   CHECK(refused.extra_metrics.at("newton_solves_dense_fallback") >= 200.0);
-  CHECK((sparse_state.q - dense_state.q).lpNorm<Eigen::Infinity>() < 1e-9);
-  CHECK((refused_state.q - dense_state.q).lpNorm<Eigen::Infinity>() < 1e-9);
+  CHECK((r.sparse_state.q - r.dense_state.q).lpNorm<Eigen::Infinity>() < 1e-9);
+  CHECK((r.refused_state.q - r.dense_state.q).lpNorm<Eigen::Infinity>() < 1e-9);
 }
 
 }  // namespace
@@ -280,22 +292,8 @@ TEST_CASE(
   RunSettings settings;
   settings.h = 0.01;
   settings.t_end = 2.0;
-  auto run = [&](const Problem& problem, const char* solves, LastState& last) {
-    const auto method = FindMethod("null-space-em")
-                            .create(ParameterSet(
-                                std::map<std::string, std::string>{{"constraint_solves", solves}}));
-    REQUIRE(method->CheckApplicable(problem).empty());
-    return method->Run(problem, settings, last);
-  };
-  LastState dense_state, sparse_state, refused_state;
-  const RunOutcome dense = run(p, "dense", dense_state);
-  const RunOutcome sparse = run(p, "sparse", sparse_state);
-  Problem refusing = p;
-  refusing.dae = std::make_shared<RefusingSparseDae>(p.dae);
-  const RunOutcome refused = run(refusing, "sparse", refused_state);
-  REQUIRE(dense.status == RunStatus::kOk);
-  REQUIRE(sparse.status == RunStatus::kOk);
-  REQUIRE(refused.status == RunStatus::kOk);
+  const ThreeRoutes r = RunThreeRoutes("null-space-em", p, settings);
+  const RunOutcome &dense = r.dense, &sparse = r.sparse, &refused = r.refused;
   CHECK(dense.extra_metrics.count("steps_sparse") == 0);
   CHECK(sparse.extra_metrics.at("steps_dense_fallback") == 0.0);
   CHECK(sparse.extra_metrics.at("steps_sparse") == 200.0);
@@ -304,8 +302,8 @@ TEST_CASE(
   CHECK(refused.extra_metrics.at("steps_sparse") +
             refused.extra_metrics.at("steps_dense_fallback") ==
         200.0);
-  CHECK((sparse_state.q - dense_state.q).lpNorm<Eigen::Infinity>() < 1e-9);
-  CHECK((refused_state.q - dense_state.q).lpNorm<Eigen::Infinity>() < 1e-9);
+  CHECK((r.sparse_state.q - r.dense_state.q).lpNorm<Eigen::Infinity>() < 1e-9);
+  CHECK((r.refused_state.q - r.dense_state.q).lpNorm<Eigen::Infinity>() < 1e-9);
 }
 
 TEST_CASE("null-space-em's sparse route keeps the independent rows of Bricard's closure",
