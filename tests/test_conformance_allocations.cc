@@ -85,6 +85,20 @@ void CheckNoAllocationPerStep(const MethodEntry& entry, const Method& method,
   }
 }
 
+// The same count of allocations in a run of `shorter`'s steps as in `longer`'s (after a
+// warm-up run), both ok: nothing allocates per step.
+void CheckSameAllocations(const Method& method, const Problem& p, const RunSettings& shorter,
+                          const RunSettings& longer) {
+  CountRun(method, p, shorter);  // warm-up
+  const Counted a = CountRun(method, p, shorter), b = CountRun(method, p, longer);
+  INFO(a.allocations << " allocations in " << a.steps << " steps, " << b.allocations << " in "
+                     << b.steps);
+  REQUIRE(a.status == RunStatus::kOk);
+  REQUIRE(b.status == RunStatus::kOk);
+  CHECK(b.steps > a.steps);
+  CHECK(a.allocations == b.allocations);
+}
+
 }  // namespace
 
 TEST_CASE("no registry method allocates per step on the conformance problems",
@@ -120,16 +134,8 @@ TEST_CASE("null-space-em's explicit S-pair path allocates nothing per step",
   const MethodEntry& entry = FindMethod("null-space-em");
   const std::unique_ptr<Method> method = entry.create(ParameterSet());
   REQUIRE(method->CheckApplicable(p).empty());
-  const RunSettings shorter = conformance::FixedSettings(p, 0.1, 100),
-                    longer = conformance::FixedSettings(p, 0.2, 200);
-  CountRun(*method, p, shorter);  // warm-up
-  const Counted a = CountRun(*method, p, shorter), b = CountRun(*method, p, longer);
-  INFO(a.allocations << " allocations in " << a.steps << " steps, " << b.allocations << " in "
-                     << b.steps);
-  REQUIRE(a.status == RunStatus::kOk);
-  REQUIRE(b.status == RunStatus::kOk);
-  CHECK(b.steps > a.steps);
-  CHECK(a.allocations == b.allocations);
+  CheckSameAllocations(*method, p, conformance::FixedSettings(p, 0.1, 100),
+                       conformance::FixedSettings(p, 0.2, 200));
 }
 
 TEST_CASE("null-space-em's local coordinates allocate nothing per step on either route",
@@ -147,16 +153,8 @@ TEST_CASE("null-space-em's local coordinates allocate nothing per step on either
     method_params.Set("constraint_solves", solves);
     const std::unique_ptr<Method> method = entry.create(method_params);
     REQUIRE(method->CheckApplicable(p).empty());
-    const RunSettings shorter = conformance::FixedSettings(p, 1.0, 100),
-                      longer = conformance::FixedSettings(p, 2.0, 200);
-    CountRun(*method, p, shorter);  // warm-up
-    const Counted a = CountRun(*method, p, shorter), b = CountRun(*method, p, longer);
-    INFO(a.allocations << " allocations in " << a.steps << " steps, " << b.allocations << " in "
-                       << b.steps);
-    REQUIRE(a.status == RunStatus::kOk);
-    REQUIRE(b.status == RunStatus::kOk);
-    CHECK(b.steps > a.steps);
-    CHECK(a.allocations == b.allocations);
+    CheckSameAllocations(*method, p, conformance::FixedSettings(p, 1.0, 100),
+                         conformance::FixedSettings(p, 2.0, 200));
   }
 }
 
