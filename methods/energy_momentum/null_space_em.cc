@@ -218,22 +218,9 @@ class NullSpaceEm final : public FixedStepMethod {
       if (!w.delta.allFinite())
         return StepStatus::Failed("null-space-em: singular iteration matrix");
       dq += w.delta;
-      // Converged after one more iteration once the change is below tol: the Newton matrix
-      // is approximate (P varies along the iteration), so convergence is fast-linear, and the
-      // extra iteration keeps the energy error at rounding level (a random walk otherwise).
-      const bool small =
-          w.delta.lpNorm<Eigen::Infinity>() <= tol_ * (1.0 + q1.lpNorm<Eigen::Infinity>());
-      if (small && !polish) {
-        polish = true;
-        continue;
-      }
-      if (small) {
+      if (Converged(w, q1, polish)) {
         w.balance.ResidualFromStep(dq, w.r);
-        w.energy_residual_max = std::max(w.energy_residual_max, w.balance.StepEnergyResidual());
-        state.v = w.balance.v1();
-        state.q = w.balance.q1();
-        state.lambda = -w.mu_all / h;  // r = G^T mu = -h G^T lambda (10.2)
-        state.t += h;
+        FinishStep(w, h, state);
         return StepStatus::Ok();
       }
     }
@@ -368,16 +355,7 @@ class NullSpaceEm final : public FixedStepMethod {
       if (!ReducedCorrection(w, w.null_space, w.dq_dz, it, counters))
         return StepStatus::Failed("null-space-em: singular reduced matrix");
       w.z += w.delta;
-      // As in the generic form, one more iteration once the change is below tol: the
-      // Newton matrix is approximate (P varies), so convergence is fast-linear, and the extra
-      // iteration keeps the energy and momentum errors at rounding level.
-      const bool small =
-          w.delta.lpNorm<Eigen::Infinity>() <= tol_ * (1.0 + q1.lpNorm<Eigen::Infinity>());
-      if (small && !polish) {
-        polish = true;
-        continue;
-      }
-      if (small) {
+      if (Converged(w, q1, polish)) {
         if (!Lift(w, t1, state.q, q1)) return StepStatus::Failed(kLiftFailed);
         w.balance.ResidualFromStep(w.dq, w.r);
         return AcceptStep(w, h, state);
@@ -410,14 +388,7 @@ class NullSpaceEm final : public FixedStepMethod {
       if (!sparse.TangentMap(dws, t1, q1, w.dq_dz)) return false;
       if (!ReducedCorrection(w, sparse.null_space(), w.dq_dz, it, counters)) return false;
       w.z += w.delta;
-      // One more iteration once the change is below tol, as LocalStep.
-      const bool small =
-          w.delta.lpNorm<Eigen::Infinity>() <= tol_ * (1.0 + q1.lpNorm<Eigen::Infinity>());
-      if (small && !polish) {
-        polish = true;
-        continue;
-      }
-      if (small) {
+      if (Converged(w, q1, polish)) {
         if (!sparse.Lift(dws, t1, state.q, w.z, w.y, w.dq, q1)) return false;
         w.balance.ResidualFromStep(w.dq, w.r);
         if (!sparse.Midpoint(dws, w.balance.t_mid(), w.balance.q_mid(), w.r, w.mu)) return false;
@@ -521,6 +492,18 @@ class NullSpaceEm final : public FixedStepMethod {
   static void ScatterMultiplier(NullSpaceWorkspace& w) {
     w.mu_all.setZero();
     for (int i = 0; i < w.m; ++i) w.mu_all[w.kept[i]] = w.mu[i];
+  }
+
+  // Newton's stop: converged one iteration after the change w.delta first falls below tol
+  // (relative to 1 + |q1|). The Newton matrix is approximate (P varies along the iteration),
+  // so convergence is fast-linear, and the extra iteration keeps the energy and momentum
+  // errors at rounding level (a random walk otherwise).
+  bool Converged(const NullSpaceWorkspace& w, const Vector& q1, bool& polish) const {
+    if (w.delta.lpNorm<Eigen::Infinity>() > tol_ * (1.0 + q1.lpNorm<Eigen::Infinity>()))
+      return false;
+    if (polish) return true;
+    polish = true;
+    return false;
   }
 
   // One correction of the reduced Newton iteration (ReducedStep, LocalStep, SparseLocalStep):
