@@ -69,8 +69,6 @@ class SparseConstraintSystem {
   bool Factor(DaeWorkspace& ws, double t, ConstVectorRef q);
   /// x, mu of (1) for r (m), with one refinement step; after a successful Factor().
   void SolveMinimumNorm(ConstVectorRef r, VectorRef x, VectorRef mu);
-  /// r <- S^-1 r, without refinement (a preconditioner, e.g. of a chord iteration).
-  void SolveSchur(VectorRef r) { cholesky_.Solve(r); }
   /// An orthonormal basis of null(J) (metric I), one column per column of `seeds` (n x k,
   /// generic: PseudoRandomSeeds): each seed projected onto null(J) (e - J^+ J e), made
   /// orthogonal to the columns before it and normalised, projection and orthogonalisation

@@ -2,8 +2,8 @@
 // paper 002 s2.2.2: scheme (10) with the discrete null space matrix of eq 11) from the
 // structural entries of Phi_q, for models whose constraint Jacobian is sparse. The same
 // discrete equations P(q_1/2)^T r(q1) = 0 in the same d = n - m unknowns z, with every basis
-// and solve through envelope Cholesky factors of G G^T (problems/sparse_constraint_system.h,
-// metric I) instead of rank-revealing QRs of G^T and their n x n bases:
+// and solve through envelope factors (Cholesky of G G^T, problems/sparse_constraint_system.h
+// with metric I; LU of G1 G0^T) instead of rank-revealing QRs of G^T and their n x n bases:
 //
 //   - the chart q1 = q0 + U z + G0^T y, U an orthonormal basis of null(G0), G0 = Phi_q(q0)
 //     (kept rows). The dense form spans the row space by an orthonormal V instead; the set
@@ -67,7 +67,8 @@ class NullSpaceSparseSystem {
   /// rows) of G^T mu = r. False if the factor is too close to singular.
   bool Midpoint(DaeWorkspace& ws, double t_mid, const Vector& q_mid, const Vector& r, Vector& mu);
   const Matrix& null_space() const { return null_space_; }  // P (n x d), after Midpoint
-  /// dq1/dz at (t1, q1) into dq_dz (n x d). False if the projection does not converge.
+  /// dq1/dz at (t1, q1) into dq_dz (n x d), factoring G1 G0^T there (the next Lift's
+  /// matrix). False if that factor refuses a pivot.
   bool TangentMap(DaeWorkspace& ws, double t1, const Vector& q1, Matrix& dq_dz);
 
   /// Largest number of corrections of a lift in the run (reported).
