@@ -27,11 +27,11 @@
 // closure solved by the symmetry of the linkage).
 //
 // The local-coordinate step has two routes for its linear algebra (`constraint_solves`):
-// rank-revealing QRs of G^T with n x n bases (dense), or envelope Cholesky factors of G G^T
-// on Phi_q's entries (null_space_sparse_system.h: the same equations and unknowns, bases
-// that differ by d x d orthogonal factors, O(nnz) per basis column). `auto` takes the
-// sparse route from 12 coordinates on; a step the sparse route refuses (a factor too close
-// to singular, a lift that does not converge) runs dense.
+// rank-revealing QRs of G^T with n x n bases (dense), or envelope factors on Phi_q's entries,
+// Cholesky of G G^T and LU of G1 G0^T (null_space_sparse_system.h: the same equations and
+// unknowns, bases that differ by d x d orthogonal factors, O(nnz) per basis column). `auto` takes
+// the sparse route from 12 coordinates on; a step the sparse route refuses (a factor too close to
+// singular, a lift that does not converge) runs dense.
 #include <Eigen/QR>
 #include <Eigen/SVD>
 #include <algorithm>
