@@ -9,9 +9,10 @@
 //   [ G(q1)                                                   0              ]
 // with the reaction stiffness K = d(G^T lambda)/dq; its 2-norm condition number grows like
 // h^-3 (paper 002 Tables II-V). It is solved equilibrated, by an LU with partial pivoting
-// whose solution is checked (backward error), else by a column-pivoting QR, which gives a
-// step where the matrix is singular with a consistent right-hand side (a singular
-// position). The QR for every solve was three quarters of a double four-bar step.
+// whose solution is checked (backward error), else by a column-pivoting QR in least squares
+// (a singular matrix whose LU solution is not finite; an exactly singular one with a
+// consistent right-hand side the LU's triangular solves already answer with the basic
+// solution). The QR for every solve was three quarters of a double four-bar step.
 // Converged when the largest change of q1 is below tol (1 + |q1|).
 #include <Eigen/LU>
 #include <Eigen/QR>
