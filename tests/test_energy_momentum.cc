@@ -304,8 +304,8 @@ TEST_CASE("the schemes' constraint Hessians are taken once where they are consta
   // Directors make every constraint at most quadratic in q, so K(mu) = sum mu_r Phi_r,qq
   // from the Hessians at (t0, q0) equals the DAE's AD at any other state (measured: to the
   // last bit; 1e-13 relative allows the round-off of summing a few hundred terms in another
-  // order). A Hessian that
-  // varies with t must leave every K to the DAE (equal to it exactly).
+  // order). A Hessian that varies with t must leave every K to the DAE (equal to it
+  // exactly).
   ParameterSet params;
   params.Set("formulation", "directors");
   const Problem p = BuildProblem("bricard", params);
