@@ -1,5 +1,6 @@
 // A RunSpec for a catalogue problem with parameters, settings and horizon, no timing
-// repeats: how the tests describe a run in one line.
+// repeats: how the tests describe a run in one line; and the catalogue problems in the
+// directors formulation the energy-momentum schemes take.
 #pragma once
 
 #include <map>
@@ -7,6 +8,7 @@
 #include <utility>
 
 #include "harness/runner.h"
+#include "problems/problem.h"
 
 namespace mbb {
 
@@ -21,6 +23,13 @@ inline RunSpec Spec(const std::string& problem, const std::string& method,
   spec.t_end = t_end;
   spec.repeats = 0;
   return spec;
+}
+
+/// Catalogue problem `id` in the directors formulation (constant mass matrix, constraints at
+/// most quadratic: what the energy-momentum schemes need).
+inline Problem DirectorsProblem(const std::string& id) {
+  return BuildProblem(
+      id, ParameterSet(std::map<std::string, std::string>{{"formulation", "directors"}}));
 }
 
 }  // namespace mbb

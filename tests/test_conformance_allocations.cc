@@ -11,6 +11,7 @@
 #include <cstdio>
 
 #include "tests/conformance.h"
+#include "tests/run_spec.h"
 
 namespace mbb {
 
@@ -128,9 +129,7 @@ TEST_CASE("null-space-em's explicit S-pair path allocates nothing per step",
   // The conformance problems take the generic numerical null space; the gyro top (one body
   // on a spherical joint, directors) takes the explicit P and reparametrisation of paper
   // 002 s4.5 (ReducedStep): 100 and 200 steps of h = 1e-3 allocate the same.
-  ParameterSet params;
-  params.Set("formulation", "directors");
-  const Problem p = BuildProblem("gyro_top", params);
+  const Problem p = DirectorsProblem("gyro_top");
   const MethodEntry& entry = FindMethod("null-space-em");
   const std::unique_ptr<Method> method = entry.create(ParameterSet());
   REQUIRE(method->CheckApplicable(p).empty());
@@ -143,9 +142,7 @@ TEST_CASE("null-space-em's local coordinates allocate nothing per step on either
   // The double four-bar in directors (no tree: the local-coordinate step) on the dense QRs
   // and on the sparse factors (null_space_sparse_system.h): 100 and 200 steps of h = 0.01
   // allocate the same.
-  ParameterSet params;
-  params.Set("formulation", "directors");
-  const Problem p = BuildProblem("double_four_bar", params);
+  const Problem p = DirectorsProblem("double_four_bar");
   const MethodEntry& entry = FindMethod("null-space-em");
   for (const char* solves : {"dense", "sparse"}) {
     INFO("constraint_solves=" << solves);

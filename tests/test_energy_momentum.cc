@@ -306,9 +306,7 @@ TEST_CASE("the schemes' constraint Hessians are taken once where they are consta
   // last bit; 1e-13 relative allows the round-off of summing a few hundred terms in another
   // order). A Hessian that varies with t must leave every K to the DAE (equal to it
   // exactly).
-  ParameterSet params;
-  params.Set("formulation", "directors");
-  const Problem p = BuildProblem("bricard", params);
+  const Problem p = DirectorsProblem("bricard");
   auto ws = p.dae->MakeWorkspace();
   const ConstraintHessians hessians(*p.dae, *ws, p.t0, p.q0);
   CHECK(hessians.constant());
@@ -361,9 +359,7 @@ TEST_CASE("constrained-em's LU solve, and the QR where the LU has no solution",
   // the LU's solution is not finite, and the column-pivoting QR answers every iteration of
   // that step (3 measured) in least squares, which leaves the switched-off row alone and
   // converges on the others; the run goes on either way.
-  ParameterSet params;
-  params.Set("formulation", "directors");
-  const Problem p = BuildProblem("double_four_bar", params);
+  const Problem p = DirectorsProblem("double_four_bar");
   RunSettings settings;
   settings.h = 0.01;
   settings.t_end = 0.6;
@@ -391,9 +387,7 @@ TEST_CASE("without diagnostics the schemes skip the condition number and nothing
           "[energy-momentum]") {
   // RunSettings::diagnostics = false (the harness's timed repeats): no SVD of the Newton
   // matrix (the metric stays unmeasured, -1), and the steps to the bit as with it.
-  ParameterSet params;
-  params.Set("formulation", "directors");
-  const Problem p = BuildProblem("double_four_bar", params);
+  const Problem p = DirectorsProblem("double_four_bar");
   for (const char* name : {"constrained-em", "null-space-em"}) {
     INFO(name);
     const auto method = FindMethod(name).create(ParameterSet());

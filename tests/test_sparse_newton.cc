@@ -286,9 +286,7 @@ TEST_CASE(
   // the scheme's own error (1e-4 m) or stop Newton. The refusing DAE makes G G^T singular
   // for t in [0.3, 0.4): those steps (ten or more: a step refuses if t0, t_1/2 or t1 is in
   // the window) run dense.
-  ParameterSet params;
-  params.Set("formulation", "directors");
-  const Problem p = BuildProblem("double_four_bar", params);
+  const Problem p = DirectorsProblem("double_four_bar");
   RunSettings settings;
   settings.h = 0.01;
   settings.t_end = 2.0;
