@@ -78,6 +78,50 @@ TEST_CASE("a stored potential gradient is one that depends on neither q nor t", 
   }
 }
 
+// Phi_0 = q0 + 2 q1 (linear), Phi_1 = q2^2 + t q0 (curved in q2 only; q0 enters linearly
+// but its column of Phi_q changes with t). Phi_q's column groups: {q0}, {q1, q2}.
+struct MixedConstraints : EquationDefaults {
+  static constexpr bool kConstantMass = true;
+  int num_coordinates() const { return 3; }
+  int num_constraints() const { return 2; }
+  template <class T>
+  void Constraints(const T& t, const T* q, T* phi) const {
+    phi[0] = q[0] + 2.0 * q[1];
+    phi[1] = q[2] * q[2] + t * q[0];
+  }
+  template <class T>
+  void MassMatrix(const T*, T* mass) const {
+    for (int i = 0; i < 3; ++i) mass[i + 3 * i] = T(1.0);
+  }
+  template <class T>
+  T Potential(const T&, const T*) const {
+    return T(0.0);
+  }
+};
+
+TEST_CASE("second-order constraint passes only where a second derivative can be non-zero",
+          "[speed]") {
+  const EquationsDae<MixedConstraints> dae{MixedConstraints{}};
+  REQUIRE(dae.constraint_jacobian_passes() == 2);
+  // Of the three group pairs only ({q1, q2}, {q1, q2}) curves (d^2 Phi_1 / dq2^2 = 2); both
+  // groups of d/dt Phi_q move (Phi_1,q0t = 1 and Phi_1,q2q2 v2).
+  CHECK(dae.constraint_hessian_passes() == 1);
+  CHECK(dae.constraint_rate_passes() == 2);
+  auto ws = dae.MakeWorkspace();
+  const Vector q = Vector::Constant(3, 0.5), v = Vector::LinSpaced(3, 1.0, 3.0);
+  const Vector lambda = Vector::LinSpaced(2, -1.0, 4.0);
+  Matrix reaction(3, 3), rate(2, 3);
+  dae.CalcReactionStiffness(*ws, 0.7, q, lambda, reaction);
+  Matrix expected = Matrix::Zero(3, 3);
+  expected(2, 2) = 2.0 * lambda[1];
+  CHECK((reaction - expected).cwiseAbs().maxCoeff() == 0.0);
+  dae.CalcPhiQDot(*ws, 0.7, q, v, rate);
+  expected = Matrix::Zero(2, 3);
+  expected(1, 0) = 1.0;
+  expected(1, 2) = 2.0 * v[2];
+  CHECK((rate - expected).cwiseAbs().maxCoeff() == 0.0);
+}
+
 TEST_CASE("a gravity-only model has no Hessian pass", "[speed]") {
   const Problem p = BuildSpecProblem(Spec("n_four_bar", "odeint-rk4", {{"N", "3"}}, {}, 0.0));
   // Uniform gravity is linear in q; the model layer's DAE is an EquationsDae, whose
