@@ -130,9 +130,8 @@ TEST_CASE("the sparse Newton system solves what the dense LU solves on the four-
 }
 
 TEST_CASE("the sparse Newton system is not made where the dense one must answer", "[sparse]") {
-  const Problem small =
-      BuildProblem("n_four_bar", ParameterSet(std::map<std::string, std::string>{{"N", "2"}}));
-  REQUIRE(small.n() < kSparseMinCoordinates);
+  const Problem small = BuildProblem("four_bar", ParameterSet());  // 9 coordinates
+  REQUIRE(small.n() < SparseKktSystem::kAutoMinCoordinates);
   CHECK(SparseKktSystem::Make(*small.dae, ConstraintSolves::kAuto) == nullptr);
   CHECK(SparseKktSystem::Make(*small.dae, ConstraintSolves::kDense) == nullptr);
 }

@@ -10,7 +10,7 @@ std::unique_ptr<SparseKktSystem> SparseKktSystem::Make(const MechanicalDae& dae,
                                                        ConstraintSolves choice,
                                                        const std::vector<int>& kept) {
   if (choice == ConstraintSolves::kDense) return nullptr;
-  if (choice == ConstraintSolves::kAuto && dae.num_coordinates() < kSparseMinCoordinates)
+  if (choice == ConstraintSolves::kAuto && dae.num_coordinates() < kAutoMinCoordinates)
     return nullptr;
   const TangentPattern* pattern = dae.tangent_pattern();
   if (pattern == nullptr) return nullptr;

@@ -2,6 +2,7 @@
 #include "methods/newmark/newmark_common.h"
 
 #include "methods/common/acceleration_solver.h"
+#include "methods/common/sparse_kkt_system.h"
 #include "problems/format.h"
 #include "problems/sparse_constraint_system.h"
 
@@ -35,13 +36,13 @@ std::vector<ParameterSpec> NewmarkParameters::ModifiedNewtonSpecs() {
 
 namespace {
 
-std::vector<ParameterSpec> WithConstraintSolves(const std::string& what) {
+std::vector<ParameterSpec> WithConstraintSolves(const std::string& what, int auto_from) {
   std::vector<ParameterSpec> specs = NewmarkParameters::ModifiedNewtonSpecs();
-  specs.push_back({"constraint_solves",
-                   "auto",
-                   what + ", or auto (sparse from " + std::to_string(kSparseMinCoordinates) +
-                       " coordinates on)",
-                   {"auto", "dense", "sparse"}});
+  specs.push_back(
+      {"constraint_solves",
+       "auto",
+       what + ", or auto (sparse from " + std::to_string(auto_from) + " coordinates on)",
+       {"auto", "dense", "sparse"}});
   return specs;
 }
 
@@ -50,13 +51,15 @@ std::vector<ParameterSpec> WithConstraintSolves(const std::string& what) {
 std::vector<ParameterSpec> NewmarkParameters::Index3Specs() {
   return WithConstraintSolves(
       "Newton system [K_T Phi_q^T; Phi_q 0]: dense LU, sparse envelope LU "
-      "(methods/common/sparse_kkt_system.h)");
+      "(methods/common/sparse_kkt_system.h)",
+      SparseKktSystem::kAutoMinCoordinates);
 }
 
 std::vector<ParameterSpec> NewmarkParameters::TangentSpecs() {
   return WithConstraintSolves(
       "constraint solves and tangent basis: dense QR of Phi_q^T, sparse Cholesky of "
-      "Phi_q Phi_q^T (methods/newmark/tangent_sparse_system.h)");
+      "Phi_q Phi_q^T (methods/newmark/tangent_sparse_system.h)",
+      kSparseMinCoordinates);
 }
 
 NewmarkParameters NewmarkParameters::FromParameters(const ParameterSet& p,
