@@ -49,30 +49,45 @@ struct BodyRef {
   bool rigid = false;
 };
 
-// E(e) of eq (62): row i, column k.
+// E(e) and Ebar(e) of eq (62): entry (i, k) is kSignE[i][k] e[kIndexE[i][k]] (kSignEbar).
+constexpr int kIndexE[3][4] = {{1, 0, 3, 2}, {2, 3, 0, 1}, {3, 2, 1, 0}};
+constexpr double kSignE[3][4] = {{-1, 1, 1, -1}, {-1, -1, 1, 1}, {-1, 1, -1, 1}};
+constexpr double kSignEbar[3][4] = {{-1, 1, -1, 1}, {-1, 1, 1, -1}, {-1, -1, 1, 1}};
 template <class T>
 T EntryE(const T* e, int i, int k) {
-  static constexpr int kIndex[3][4] = {{1, 0, 3, 2}, {2, 3, 0, 1}, {3, 2, 1, 0}};
-  static constexpr double kSign[3][4] = {{-1, 1, 1, -1}, {-1, -1, 1, 1}, {-1, 1, -1, 1}};
-  return kSign[i][k] * e[kIndex[i][k]];
+  return kSignE[i][k] * e[kIndexE[i][k]];
 }
-// Ebar(e) of eq (62).
 template <class T>
 T EntryEbar(const T* e, int i, int k) {
-  static constexpr int kIndex[3][4] = {{1, 0, 3, 2}, {2, 3, 0, 1}, {3, 2, 1, 0}};
-  static constexpr double kSign[3][4] = {{-1, 1, -1, 1}, {-1, 1, 1, -1}, {-1, -1, 1, 1}};
-  return kSign[i][k] * e[kIndex[i][k]];
+  return kSignEbar[i][k] * e[kIndexE[i][k]];
 }
 
-// out = Ebar(a) E(b)^T s: bilinear in (a, b); A(e) s = Ebar(e) E(e)^T s.
+// sum += sign * term (sign = +-1) as an addition or a subtraction: the value of the product
+// with the sign, without its multiplications (4 for a Dual<Dual<double>>).
+template <class T>
+void AddSigned(T& sum, double sign, const T& term) {
+  if (sign > 0.0) {
+    sum += term;
+  } else {
+    sum -= term;
+  }
+}
+
+// out = Ebar(a) E(b)^T s: bilinear in (a, b); A(e) s = Ebar(e) E(e)^T s. Every entry of E
+// and Ebar is +-e_k (eq 62): each product is taken with e_k and its sign then applied by
+// AddSigned, which gives the values of the products with the signed entries, since a
+// change of sign is exact (the innermost loop of second-order derivatives on Euler
+// parameters: Bricard's reaction stiffness).
 template <class T, class S>
 void Bilinear(const T* a, const S* b, const V3& s, T* out) {
   S w[4];
-  for (int k = 0; k < 4; ++k)
-    w[k] = EntryE(b, 0, k) * s.x() + EntryE(b, 1, k) * s.y() + EntryE(b, 2, k) * s.z();
+  for (int k = 0; k < 4; ++k) {
+    w[k] = S(0.0);
+    for (int i = 0; i < 3; ++i) AddSigned(w[k], kSignE[i][k], b[kIndexE[i][k]] * s[i]);
+  }
   for (int i = 0; i < 3; ++i) {
-    out[i] = EntryEbar(a, i, 0) * w[0];
-    for (int k = 1; k < 4; ++k) out[i] += EntryEbar(a, i, k) * w[k];
+    out[i] = T(0.0);
+    for (int k = 0; k < 4; ++k) AddSigned(out[i], kSignEbar[i][k], a[kIndexE[i][k]] * w[k]);
   }
 }
 
