@@ -103,9 +103,11 @@ class EquationsDae final : public MechanicalDae {
     // groups whose d/dt Phi_q pass has a non-zero entry: the passes the reaction stiffness
     // and d/dt Phi_q take. Coordinates that enter the constraints linearly (positions of a
     // revolute joint) drop out: 2 of 10 pair passes and 2 of 4 rate passes on the double
-    // four-bar, 36 of 55 and 8 of 10 on Bricard (Euler parameters).
+    // four-bar, 36 of 55 and 8 of 10 on Bricard (Euler parameters). At v = 0, d/dt Phi_q is
+    // Phi_qt (tangent-newmark's H''), which only groups in moving_at_rest_group have (none
+    // for constraints that do not depend on t).
     std::vector<std::pair<int, int>> curved_group_pairs;
-    std::vector<char> moving_rate_group;
+    std::vector<char> moving_rate_group, moving_at_rest_group;
     std::vector<int> gradient_columns, hessian_columns;
     // Columns of gradient_columns whose dV/dq_j is the same constant at every state (the
     // Hessian row is zero and it does not change with t: uniform gravity), with that value;
@@ -145,9 +147,11 @@ class EquationsDae final : public MechanicalDae {
   int constraint_hessian_passes() const {
     return static_cast<int>(Detected().curved_group_pairs.size());
   }
-  /// Dual passes per d/dt Phi_q: the column groups whose entries are not identically zero.
-  int constraint_rate_passes() const {
-    const std::vector<char>& moving = Detected().moving_rate_group;
+  /// Dual passes per d/dt Phi_q: the column groups whose entries are not identically zero
+  /// (at v = 0, where d/dt Phi_q = Phi_qt, those with `at_rest`).
+  int constraint_rate_passes(bool at_rest = false) const {
+    const std::vector<char>& moving =
+        at_rest ? Detected().moving_at_rest_group : Detected().moving_rate_group;
     return static_cast<int>(std::count(moving.begin(), moving.end(), 1));
   }
   /// The coordinates whose row of the Hessian of V is not identically zero (none for a
@@ -497,14 +501,16 @@ class EquationsDae final : public MechanicalDae {
   // pattern: column j is d/ds d/de Phi(t + s, q + v s + e_j e) at s = e = 0. Its pattern lies
   // inside that of Phi_q (a row that does not depend on q_j has no d/dq_j of its rate), so
   // the same column groups apply. A group whose entries are identically zero
-  // (Structure::moving_rate_group) takes no pass.
+  // (Structure::moving_rate_group, or moving_at_rest_group at v = 0) takes no pass.
   template <class Take>
   void ForEachPhiQDotEntry(Workspace& w, double t, ConstVectorRef q, ConstVectorRef v,
                            Take&& take) const {
     const Structure& structure = Detected();
     const JacobianCompression& c = structure.phi_q;
+    const std::vector<char>& moving =
+        (v.array() == 0.0).all() ? structure.moving_at_rest_group : structure.moving_rate_group;
     for (int g = 0; g < c.num_groups(); ++g) {
-      if (!structure.moving_rate_group[g]) {
+      if (!moving[g]) {
         for (auto e = c.begin(g); e != c.end(g); ++e) take(*e, 0.0);
         continue;
       }
@@ -615,8 +621,8 @@ class EquationsDae final : public MechanicalDae {
   }
 
   // Which second-order passes of the constraints can give a non-zero (curved_group_pairs,
-  // moving_rate_group): the passes themselves at three pseudo-random states (a structural
-  // non-zero vanishing at all three has probability 0; a non-finite value counts as
+  // moving_rate_group, moving_at_rest_group): the passes themselves at three pseudo-random states
+  // (a structural non-zero vanishing at all three has probability 0; a non-finite value counts as
   // non-zero). A skipped pass would have given exact zeros, so the reaction stiffness and
   // d/dt Phi_q are what the full set of passes gives. Kept in the tangent pattern (its
   // entries stay where they were, and so does the sparse factorisation's round-off).
@@ -625,10 +631,12 @@ class EquationsDae final : public MechanicalDae {
     const int groups = c.num_groups();
     std::vector<char> curved(static_cast<size_t>(groups) * groups, 0);
     out.moving_rate_group.assign(groups, 0);
+    out.moving_at_rest_group.assign(groups, 0);
     Workspace w(n(), m());
     RandomStates random;
     std::vector<double> q_values(n()), v_values(n());
     const Eigen::Map<const Vector> q(q_values.data(), n()), v(v_values.data(), n());
+    const Vector at_rest = Vector::Zero(n());
     for (int trial = 0; trial < 3 && m() > 0; ++trial) {
       random.Fill(q_values);
       random.Fill(v_values);
@@ -642,10 +650,13 @@ class EquationsDae final : public MechanicalDae {
                 !(w.out2[r].d.d == 0.0))
               curved[static_cast<size_t>(a) * groups + b] = 1;
         }
-        ForEachPhiQDotEntryOfGroup(w, c, t, q, v, a,
-                                   [&](const JacobianCompression::Entry&, double x) {
-                                     if (!(x == 0.0)) out.moving_rate_group[a] = 1;
-                                   });
+        auto mark = [&](std::vector<char>& moving) {
+          return [&moving, a](const JacobianCompression::Entry&, double x) {
+            if (!(x == 0.0)) moving[a] = 1;
+          };
+        };
+        ForEachPhiQDotEntryOfGroup(w, c, t, q, v, a, mark(out.moving_rate_group));
+        ForEachPhiQDotEntryOfGroup(w, c, t, q, at_rest, a, mark(out.moving_at_rest_group));
       }
     }
     for (int a = 0; a < groups; ++a)

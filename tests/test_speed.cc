@@ -104,9 +104,10 @@ TEST_CASE("second-order constraint passes only where a second derivative can be 
   const EquationsDae<MixedConstraints> dae{MixedConstraints{}};
   REQUIRE(dae.constraint_jacobian_passes() == 2);
   // Of the three group pairs only ({q1, q2}, {q1, q2}) curves (d^2 Phi_1 / dq2^2 = 2); both
-  // groups of d/dt Phi_q move (Phi_1,q0t = 1 and Phi_1,q2q2 v2).
+  // groups of d/dt Phi_q move (Phi_1,q0t = 1 and Phi_1,q2q2 v2), at v = 0 only {q0}.
   CHECK(dae.constraint_hessian_passes() == 1);
   CHECK(dae.constraint_rate_passes() == 2);
+  CHECK(dae.constraint_rate_passes(/*at_rest=*/true) == 1);
   auto ws = dae.MakeWorkspace();
   const Vector q = Vector::Constant(3, 0.5), v = Vector::LinSpaced(3, 1.0, 3.0);
   const Vector lambda = Vector::LinSpaced(2, -1.0, 4.0);
@@ -119,6 +120,9 @@ TEST_CASE("second-order constraint passes only where a second derivative can be 
   expected = Matrix::Zero(2, 3);
   expected(1, 0) = 1.0;
   expected(1, 2) = 2.0 * v[2];
+  CHECK((rate - expected).cwiseAbs().maxCoeff() == 0.0);
+  dae.CalcPhiQDot(*ws, 0.7, q, Vector::Zero(3), rate);  // Phi_qt
+  expected(1, 2) = 0.0;
   CHECK((rate - expected).cwiseAbs().maxCoeff() == 0.0);
 }
 
