@@ -42,8 +42,9 @@ class NullSpaceSparseSystem {
  public:
   /// `auto` takes this route from this many coordinates on (the explicit methods' and
   /// tangent-newmark's threshold, kSparseMinCoordinates, keeps their committed results bit
-  /// for bit; this method has none to keep). Measured per step, h = 0.01: 1.8x faster on the four-bar (18 coordinates),
-  /// 2.6x on the double four-bar (30), up to 30 % slower on models of 2 to 4 coordinates.
+  /// for bit; this method has none to keep). Measured per step, h = 0.01: 1.8x faster on the
+  /// four-bar (18 coordinates), 2.6x on the double four-bar (30), up to 30 % slower on models
+  /// of 2 to 4 coordinates.
   static constexpr int kAutoMinCoordinates = 12;
 
   /// Null unless the choice asks for the sparse route (`auto`: from kAutoMinCoordinates
