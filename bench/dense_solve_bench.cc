@@ -9,14 +9,12 @@
 // "size,solves,rounds_per_repeat,min_s,median_s,gflops_at_min" per round, flops counted as
 // SOLVES (2/3 SIZE^3 + 2 SIZE^2).
 #include <Eigen/Dense>
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <vector>
+
+#include "bench/repeat_timer.h"
 
 int main(int argc, char** argv) {
-  using Clock = std::chrono::steady_clock;
   if (argc < 2) {
     std::fprintf(stderr, "usage: %s SIZE [SOLVES] [REPEATS] [MIN_SECONDS]\n", argv[0]);
     return 2;
@@ -44,24 +42,9 @@ int main(int argc, char** argv) {
       sink = x[0];
     }
   };
-  round();  // warm-up
-  long rounds = 1;
-  for (;;) {
-    const auto t0 = Clock::now();
-    for (long k = 0; k < rounds; ++k) round();
-    const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-    if (seconds >= min_seconds || rounds > (1L << 40)) break;
-    rounds = std::max(2 * rounds, static_cast<long>(rounds * min_seconds / seconds));
-  }
-  std::vector<double> per_round;
-  for (int r = 0; r < repeats; ++r) {
-    const auto t0 = Clock::now();
-    for (long k = 0; k < rounds; ++k) round();
-    per_round.push_back(std::chrono::duration<double>(Clock::now() - t0).count() / rounds);
-  }
-  std::sort(per_round.begin(), per_round.end());
+  const mbb::bench::RepeatTimes times = mbb::bench::TimeRepeats(round, repeats, min_seconds);
   const double flops = solves * (2.0 / 3.0 * size * size * size + 2.0 * size * size);
-  std::printf("%d,%d,%ld,%.6g,%.6g,%.3g\n", size, solves, rounds, per_round.front(),
-              per_round[per_round.size() / 2], flops / per_round.front() * 1e-9);
+  std::printf("%d,%d,%ld,%.6g,%.6g,%.3g\n", size, solves, times.calls_per_repeat, times.min(),
+              times.median(), flops / times.min() * 1e-9);
   return 0;
 }

@@ -6,18 +6,15 @@
 //
 // Each repeat evaluates as often as needed to last MIN_SECONDS (at least once); prints
 // "method,N,massless_every,evaluations_per_repeat,min_s,median_s" per evaluation.
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-#include <vector>
 
+#include "bench/repeat_timer.h"
 #include "methods/recursive/recursive_methods.h"
 #include "problems/problem.h"
 
 int main(int argc, char** argv) {
-  using Clock = std::chrono::steady_clock;
   if (argc < 4) {
     std::fprintf(stderr, "usage: %s METHOD N MASSLESS_EVERY [REPEATS] [MIN_SECONDS]\n", argv[0]);
     return 2;
@@ -37,24 +34,10 @@ int main(int argc, char** argv) {
     const mbb::Vector q = p.q0 + 0.1 * mbb::Vector::Ones(p.n());
     const mbb::Vector v = mbb::Vector::Constant(p.n(), 0.3);
     mbb::Vector out(p.n());
-    probe->evaluate(0.0, q, v, out);  // warm-up
-    long evaluations = 1;
-    for (;;) {  // evaluations per repeat: enough to last min_seconds
-      const auto t0 = Clock::now();
-      for (long k = 0; k < evaluations; ++k) probe->evaluate(0.0, q, v, out);
-      const double s = std::chrono::duration<double>(Clock::now() - t0).count();
-      if (s >= min_seconds || evaluations > (1L << 40)) break;
-      evaluations = std::max(2 * evaluations, static_cast<long>(evaluations * min_seconds / s));
-    }
-    std::vector<double> per_eval;
-    for (int r = 0; r < repeats; ++r) {
-      const auto t0 = Clock::now();
-      for (long k = 0; k < evaluations; ++k) probe->evaluate(0.0, q, v, out);
-      per_eval.push_back(std::chrono::duration<double>(Clock::now() - t0).count() / evaluations);
-    }
-    std::sort(per_eval.begin(), per_eval.end());
-    std::printf("%s,%s,%s,%ld,%.6g,%.6g\n", method.c_str(), argv[2], argv[3], evaluations,
-                per_eval.front(), per_eval[per_eval.size() / 2]);
+    const mbb::bench::RepeatTimes times =
+        mbb::bench::TimeRepeats([&] { probe->evaluate(0.0, q, v, out); }, repeats, min_seconds);
+    std::printf("%s,%s,%s,%ld,%.6g,%.6g\n", method.c_str(), argv[2], argv[3],
+                times.calls_per_repeat, times.min(), times.median());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s\n", e.what());
     return 2;
