@@ -70,6 +70,17 @@ struct HasConstraintGamma<E,
                               static_cast<const double*>(nullptr), static_cast<double*>(nullptr)))>>
     : std::true_type {};
 
+/// True if Equations gives the second derivatives of some constraint rows by hand:
+/// RowsWithHessians() (m flags) and AddRowHessians(q, lambda, add) adding
+/// sum_r lambda_r d^2 Phi_r / dq_i dq_j over those rows as add(i, j, value), a sequence of
+/// (i, j) that does not depend on q or lambda. The reaction stiffness then takes automatic
+/// differentiation only for the other rows (the derivative test checks both).
+template <class E, class = void>
+struct HasRowHessians : std::false_type {};
+template <class E>
+struct HasRowHessians<E, std::void_t<decltype(std::declval<const E&>().RowsWithHessians())>>
+    : std::true_type {};
+
 template <class Equations>
 class EquationsDae final : public MechanicalDae {
   using D1 = Dual<double>;
@@ -108,6 +119,10 @@ class EquationsDae final : public MechanicalDae {
     // for constraints that do not depend on t).
     std::vector<std::pair<int, int>> curved_group_pairs;
     std::vector<char> moving_rate_group, moving_at_rest_group;
+    // Rows whose Hessians Equations gives by hand (HasRowHessians): left out of the pair
+    // passes, which are then only for the other rows (none on Bricard's revolute joints).
+    std::vector<char> hand_rows;
+    bool any_hand_rows = false;
     std::vector<int> gradient_columns, hessian_columns;
     // Columns of gradient_columns whose dV/dq_j is the same constant at every state (the
     // Hessian row is zero and it does not change with t: uniform gravity), with that value;
@@ -128,6 +143,7 @@ class EquationsDae final : public MechanicalDae {
     std::vector<int> mass_slot;       // per ConstantMassEntries() or mass_entries entry
     std::vector<int> mass_rate_slot;  // per entry of Structure::mass_rate
     std::vector<int> reaction_slot;   // per curved group pair and row: slots of (i, j), (j, i)
+    std::vector<int> hand_slot;       // per entry of Equations::AddRowHessians
     std::vector<int> hessian_slot;    // per pair of hessian_columns: slots of (i, j), (j, i)
     std::vector<int> applied_q_slot, applied_v_slot, velocity_q_slot, velocity_v_slot;
   };
@@ -268,12 +284,13 @@ class EquationsDae final : public MechanicalDae {
     const Structure& structure = Detected();
     const JacobianCompression& c = structure.phi_q;
     k.setZero();
+    AddHandHessians(q, lambda, [&](int i, int j, double value) { k(i, j) += value; });
     for (const auto& [a, b] : structure.curved_group_pairs) {
       SeedGroupPair(w, c, q, a, b);
       eq_.Constraints(D2(t), w.q2.data(), w.out2.data());
       for (int r = 0; r < m(); ++r) {
         const int i = c.column_in_group(a, r), j = c.column_in_group(b, r);
-        if (i < 0 || j < 0) continue;
+        if (i < 0 || j < 0 || structure.hand_rows[r]) continue;
         const double contribution = lambda[r] * w.out2[r].d.d;
         k(i, j) += contribution;
         if (a != b) k(j, i) += contribution;
@@ -407,7 +424,10 @@ class EquationsDae final : public MechanicalDae {
         stiffness[tangent.mass_rate_slot[k]] += value;
       });
     }
-    // d(Phi_q^T lambda)/dq, by the curved pairs of column groups (as CalcReactionStiffness).
+    // d(Phi_q^T lambda)/dq: the rows with Hessians by hand, then the curved pairs of column
+    // groups for the others (as CalcReactionStiffness).
+    const int* hand_slot = tangent.hand_slot.data();
+    AddHandHessians(q, lambda, [&](int, int, double value) { stiffness[*hand_slot++] += value; });
     const JacobianCompression& c = structure.phi_q;
     const int* slot = tangent.reaction_slot.data();
     for (const auto& [pair_a, pair_b] : structure.curved_group_pairs) {
@@ -549,6 +569,14 @@ class EquationsDae final : public MechanicalDae {
     }
   }
 
+  // Equations::AddRowHessians at (q, lambda) where it has rows (HasRowHessians).
+  template <class Add>
+  void AddHandHessians(ConstVectorRef q, ConstVectorRef lambda, Add&& add) const {
+    if constexpr (HasRowHessians<Equations>::value) {
+      if (Detected().any_hand_rows) eq_.AddRowHessians(q.data(), lambda.data(), add);
+    }
+  }
+
   // The second-order seed of the pass for column groups a (inner) and b (outer) of `c`.
   void SeedGroupPair(Workspace& w, const JacobianCompression& c, ConstVectorRef q, int a,
                      int b) const {
@@ -621,11 +649,13 @@ class EquationsDae final : public MechanicalDae {
   }
 
   // Which second-order passes of the constraints can give a non-zero (curved_group_pairs,
-  // moving_rate_group, moving_at_rest_group): the passes themselves at three pseudo-random states
-  // (a structural non-zero vanishing at all three has probability 0; a non-finite value counts as
-  // non-zero). A skipped pass would have given exact zeros, so the reaction stiffness and
-  // d/dt Phi_q are what the full set of passes gives. Kept in the tangent pattern (its
-  // entries stay where they were, and so does the sparse factorisation's round-off).
+  // moving_rate_group, moving_at_rest_group): the passes themselves at three pseudo-random
+  // states (a structural non-zero vanishing at all three has probability 0; a non-finite
+  // value counts as non-zero). A skipped pass would have given exact zeros, so the reaction
+  // stiffness and d/dt Phi_q are what the full set of passes gives. Kept in the tangent
+  // pattern (its entries stay where they were, and so does the sparse factorisation's
+  // round-off). The rows with hand-written Hessians take no pass afterwards; here their
+  // Hessians are checked against the passes at each state.
   void DetectConstraintCurvature(Structure& out) const {
     const JacobianCompression& c = out.phi_q;
     const int groups = c.num_groups();
@@ -637,18 +667,30 @@ class EquationsDae final : public MechanicalDae {
     std::vector<double> q_values(n()), v_values(n());
     const Eigen::Map<const Vector> q(q_values.data(), n()), v(v_values.data(), n());
     const Vector at_rest = Vector::Zero(n());
+    // The hand-written Hessians (HasRowHessians) against these passes, at each state.
+    Matrix by_duals, by_hand;
+    std::vector<double> lambda(m());
+    if (out.any_hand_rows) by_duals.resize(n(), n()), by_hand.resize(n(), n());
     for (int trial = 0; trial < 3 && m() > 0; ++trial) {
       random.Fill(q_values);
       random.Fill(v_values);
+      random.Fill(lambda);
       const double t = 0.1 + 0.8 * random.Uniform();
+      if (out.any_hand_rows) by_duals.setZero(), by_hand.setZero();
       for (int a = 0; a < groups; ++a) {
         for (int b = a; b < groups; ++b) {
           SeedGroupPair(w, c, q, a, b);
           eq_.Constraints(D2(t), w.q2.data(), w.out2.data());
-          for (int r = 0; r < m(); ++r)
-            if (c.column_in_group(a, r) >= 0 && c.column_in_group(b, r) >= 0 &&
-                !(w.out2[r].d.d == 0.0))
-              curved[static_cast<size_t>(a) * groups + b] = 1;
+          for (int r = 0; r < m(); ++r) {
+            const int i = c.column_in_group(a, r), j = c.column_in_group(b, r);
+            if (i < 0 || j < 0) continue;
+            if (!out.hand_rows[r]) {
+              if (!(w.out2[r].d.d == 0.0)) curved[static_cast<size_t>(a) * groups + b] = 1;
+              continue;
+            }
+            by_duals(i, j) += lambda[r] * w.out2[r].d.d;
+            if (a != b) by_duals(j, i) += lambda[r] * w.out2[r].d.d;
+          }
         }
         auto mark = [&](std::vector<char>& moving) {
           return [&moving, a](const JacobianCompression::Entry&, double x) {
@@ -657,6 +699,17 @@ class EquationsDae final : public MechanicalDae {
         };
         ForEachPhiQDotEntryOfGroup(w, c, t, q, v, a, mark(out.moving_rate_group));
         ForEachPhiQDotEntryOfGroup(w, c, t, q, at_rest, a, mark(out.moving_at_rest_group));
+      }
+      if constexpr (HasRowHessians<Equations>::value) {
+        if (out.any_hand_rows) {
+          eq_.AddRowHessians(q.data(), lambda.data(),
+                             [&](int i, int j, double value) { by_hand(i, j) += value; });
+          // The same second derivatives in another order of operations: a few roundings of
+          // the largest entry; a wrong term would be O(1).
+          MBB_INVARIANT((by_hand - by_duals).cwiseAbs().maxCoeff() <=
+                            1e-12 * (1.0 + by_duals.cwiseAbs().maxCoeff()),
+                        "hand-written constraint Hessians disagree with dual numbers");
+        }
       }
     }
     for (int a = 0; a < groups; ++a)
@@ -834,6 +887,10 @@ class EquationsDae final : public MechanicalDae {
   const Structure& Detected() const {
     std::call_once(structure_once_, [this] {
       structure_.phi_q = DetectConstraintJacobianPattern();
+      structure_.hand_rows.assign(m(), 0);
+      if constexpr (HasRowHessians<Equations>::value) structure_.hand_rows = eq_.RowsWithHessians();
+      structure_.any_hand_rows =
+          std::count(structure_.hand_rows.begin(), structure_.hand_rows.end(), 1) > 0;
       DetectConstraintCurvature(structure_);
       DetectPotentialStructure(structure_);
       DetectMassAndForcePatterns(structure_);
@@ -894,10 +951,18 @@ class EquationsDae final : public MechanicalDae {
     for (const auto& [a, b] : structure.curved_group_pairs)
       for (int r = 0; r < m(); ++r) {
         const int i = c.column_in_group(a, r), j = c.column_in_group(b, r);
-        const bool both = i >= 0 && j >= 0;
+        const bool both = i >= 0 && j >= 0 && !structure.hand_rows[r];
         out.reaction_slot.push_back(both ? out.pattern.Slot(i, j) : -1);
         out.reaction_slot.push_back(both ? out.pattern.Slot(j, i) : -1);
       }
+    if (structure.any_hand_rows) {  // the entries' order, from one call at any state
+      const Vector q = Vector::Zero(n()), lambda = Vector::Zero(m());
+      AddHandHessians(q, lambda, [&](int i, int j, double) {
+        const int slot = out.pattern.Slot(i, j);
+        MBB_INVARIANT(slot >= 0, "BuildTangent: a hand-written Hessian entry outside the pattern");
+        out.hand_slot.push_back(slot);
+      });
+    }
     for (size_t a = 0; a < h.size(); ++a)
       for (size_t b = a; b < h.size(); ++b) {
         out.hessian_slot.push_back(out.pattern.Slot(h[a], h[b]));

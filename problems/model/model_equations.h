@@ -27,16 +27,28 @@
 //   Point, Rotate, PointVelocity, AddPointForce, AddTorque, RelativeAngle, the primitive
 //   rows OnLine, AxesParallel, AxesPerpendicular, NoTwist, FrameLocked, InPlane, the
 //   relative-angle driver row, TorsionalDamping, MassBlock, VelocityForces,
-//   IntrinsicRows, and Momenta for doubles.
+//   IntrinsicRows, and Momenta for doubles; optionally (kHasRowHessians) the second
+//   derivatives of its point, rotated-vector and intrinsic rows by hand in doubles
+//   (PointHessian, AxesParallelHessian, AxesPerpendicularHessian, FrameLockedHessian,
+//   IntrinsicRowCount, IntrinsicHessian), which AddRowHessians assembles and EquationsDae
+//   checks against dual numbers once per model.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include "problems/dual.h"
 #include "problems/model/model_description.h"
 
 namespace mbb {
+
+/// True if the policy K gives second derivatives of its rows by hand (K::kHasRowHessians).
+template <class K, class = void>
+struct PolicyHasRowHessians : std::false_type {};
+template <class K>
+struct PolicyHasRowHessians<K, std::enable_if_t<K::kHasRowHessians>> : std::true_type {};
 
 template <class K>
 struct ModelEquations {
@@ -158,6 +170,33 @@ struct ModelEquations {
     for (const Body& b : bodies) K::IntrinsicRows(b.ref, q, phi, row);
   }
 
+  /// The rows whose second derivatives AddRowHessians gives (1) when the policy has them
+  /// (PolicyHasRowHessians; else none): revolute, spherical, universal and fixed joints, the
+  /// coordinate drivers (linear in q) and the intrinsic rows. EquationsDae takes the others
+  /// by automatic differentiation.
+  std::vector<char> RowsWithHessians() const {
+    std::vector<char> rows(m, 0);
+    if constexpr (PolicyHasRowHessians<K>::value) {
+      VisitRowHessians(
+          nullptr, nullptr,
+          [&](int first, int count) {
+            std::fill(rows.begin() + first, rows.begin() + first + count, 1);
+          },
+          [](int, int, double) {});
+    }
+    return rows;
+  }
+
+  /// add(i, j, value) for sum_r lambda_r d^2 Phi_r / dq_i dq_j over the rows of
+  /// RowsWithHessians, in doubles: a sequence of (i, j) fixed by the model (whole blocks of
+  /// the policy's rotation coordinates), whatever q and lambda.
+  template <class Add>
+  void AddRowHessians(const double* q, const double* lambda, Add&& add) const {
+    if constexpr (PolicyHasRowHessians<K>::value)
+      VisitRowHessians(
+          q, lambda, [](int, int) {}, add);
+  }
+
   template <class T>
   void MassMatrix(const T* q, T* mass) const {
     for (const Body& b : bodies) K::MassBlock(b.ref, b.mass, b.inertia, q, mass, n);
@@ -243,6 +282,56 @@ struct ModelEquations {
   }
 
  private:
+  // The rows with hand-written Hessians, in the order of Constraints: rows(first, count)
+  // for each run of them; with q and lambda also their Hessians into add.
+  template <class Rows, class Add>
+  void VisitRowHessians(const double* q, const double* lambda, Rows&& rows, Add&& add) const {
+    const bool values = q != nullptr;
+    int row = 0;
+    for (const Joint& j : joints) {
+      const int count = JointRowCount(j.kind);
+      const double* l = values ? lambda + row : nullptr;
+      bool handled = true;
+      auto coincide = [&] {
+        if (!values) return;
+        K::PointHessian(j.b, j.sb, l, 1.0, add);
+        K::PointHessian(j.a, j.sa, l, -1.0, add);
+      };
+      switch (j.kind) {
+        case JointKind::kRevolute:
+          coincide();
+          if (values) K::AxesParallelHessian(j.a, j.b, j.frame, q, l + kDim, add);
+          break;
+        case JointKind::kSpherical:
+          coincide();
+          break;
+        case JointKind::kUniversal:
+          coincide();
+          if (values) K::AxesPerpendicularHessian(j.a, j.b, j.frame, q, l + kDim, add);
+          break;
+        case JointKind::kFixed:
+          coincide();
+          if (values) K::FrameLockedHessian(j.a, j.b, j.frame, q, l + kDim, add);
+          break;
+        default:
+          handled = false;
+      }
+      if (handled) rows(row, count);
+      row += count;
+    }
+    for (const Driver& d : drivers) {
+      if (d.kind == DriverKind::kCoordinate) rows(row, 1);  // linear in q: no Hessian
+      ++row;
+    }
+    for (const Body& b : bodies) {
+      const int count = K::IntrinsicRowCount(b.ref);
+      if (count == 0) continue;
+      rows(row, count);
+      if (values) K::IntrinsicHessian(b.ref, lambda + row, add);
+      row += count;
+    }
+  }
+
   template <class T>
   static T Dot(const T* a, const T* b) {
     T sum = a[0] * b[0];

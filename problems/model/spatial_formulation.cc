@@ -194,6 +194,75 @@ void AngularVelocity(const BodyRef& b, const T* q, const T* v, T* w) {
     for (int k = 0; k < 4; ++k) w[i] += 2.0 * EntryEbar(e, i, k) * ed[k];
 }
 
+// Second derivatives by hand (EulerParameterKinematics::kHasRowHessians). A(e) u =
+// B_u(e, e) with B_u(x, y) = Ebar(x) E(y)^T u bilinear (Bilinear), so for a constant c,
+// c . A(e) u = e^T M e with M_kl = c . B_u(unit_k, unit_l), whose Hessian in e is M + M^T,
+// constant; and d(A(e) u)/de_k = B_u(unit_k, e) + B_u(e, unit_k).
+Eigen::Matrix4d RotationQuadraticForm(const V3& c, const V3& u) {
+  Eigen::Matrix4d m = Eigen::Matrix4d::Zero();
+  for (int i = 0; i < 3; ++i)
+    for (int k = 0; k < 4; ++k)
+      for (int j = 0; j < 3; ++j)
+        m(kIndexE[i][k], kIndexE[j][k]) += c[i] * kSignEbar[i][k] * kSignE[j][k] * u[j];
+  return m;
+}
+
+// d(A(e) u)/de (3 x 4).
+Eigen::Matrix<double, 3, 4> RotationJacobian(const double* e, const V3& u) {
+  Eigen::Matrix<double, 3, 4> jacobian;
+  for (int k = 0; k < 4; ++k) {
+    double unit[4] = {0.0, 0.0, 0.0, 0.0};
+    unit[k] = 1.0;
+    double x[3], y[3];
+    Bilinear(unit, e, u, x);
+    Bilinear(e, unit, u, y);
+    for (int i = 0; i < 3; ++i) jacobian(i, k) = x[i] + y[i];
+  }
+  return jacobian;
+}
+
+bool HasRotation(const BodyRef& b) { return b.offset >= 0 && b.rigid; }
+
+// add(i, j, block(k, l)) over the 4 x 4 block of a's and b's Euler parameters.
+template <class Add>
+void AddEulerBlock(const BodyRef& a, const BodyRef& b, const Eigen::Matrix4d& block, Add&& add) {
+  for (int l = 0; l < 4; ++l)
+    for (int k = 0; k < 4; ++k) add(a.offset + 3 + k, b.offset + 3 + l, block(k, l));
+}
+
+// Hessian of sign * c . p for the body point p = r + A(e) s: positions enter linearly.
+template <class Add>
+void AddPointHessian(const BodyRef& b, const V3& s, const double* c, double sign, Add&& add) {
+  if (!HasRotation(b)) return;
+  const Eigen::Matrix4d m = RotationQuadraticForm(sign * V3(c[0], c[1], c[2]), s);
+  AddEulerBlock(b, b, m + m.transpose(), add);
+}
+
+// Hessian of weight (A(e_a) u) . (A(e_b) w), a row of two rotated body vectors (axes
+// parallel, perpendicular, no twist, frame locked): the (a, a) and (b, b) blocks as above
+// with c the other vector, the (a, b) block J_u(e_a)^T J_w(e_b) and its transpose.
+template <class Add>
+void AddDotHessian(const BodyRef& a, const V3& u, const BodyRef& b, const V3& w, const double* q,
+                   double weight, Add&& add) {
+  V3 au, bw;
+  Rotate(a, q, u, au.data());
+  Rotate(b, q, w, bw.data());
+  if (HasRotation(a)) {
+    const Eigen::Matrix4d m = RotationQuadraticForm(weight * bw, u);
+    AddEulerBlock(a, a, m + m.transpose(), add);
+  }
+  if (HasRotation(b)) {
+    const Eigen::Matrix4d m = RotationQuadraticForm(weight * au, w);
+    AddEulerBlock(b, b, m + m.transpose(), add);
+  }
+  if (HasRotation(a) && HasRotation(b)) {
+    const Eigen::Matrix4d cross = weight * RotationJacobian(q + a.offset + 3, u).transpose() *
+                                  RotationJacobian(q + b.offset + 3, w);
+    AddEulerBlock(a, b, cross, add);
+    AddEulerBlock(b, a, cross.transpose(), add);
+  }
+}
+
 // Rotation of the stated initial pose (identity for ground and point masses).
 Eigen::Matrix3d InitialRotation(const ModelDescription& model, int body) {
   if (body < 0 || model.bodies[body].kind == BodyKind::kPointMass)
@@ -345,6 +414,38 @@ struct EulerParameterKinematics {
     if (!b.rigid) return;
     const T* e = q + b.offset + 3;
     phi[row++] = e[0] * e[0] + e[1] * e[1] + e[2] * e[2] + e[3] * e[3] - 1.0;
+  }
+
+  // Second derivatives by hand of the rows built from body points and rotated body vectors
+  // (model_equations.h, AddRowHessians): lambda the rows' multipliers, add(i, j, value).
+  static constexpr bool kHasRowHessians = true;
+  template <class Add>
+  static void PointHessian(const BodyRef& b, const V3& s, const double* lambda, double sign,
+                           Add&& add) {
+    AddPointHessian(b, s, lambda, sign, add);
+  }
+  template <class Add>
+  static void AxesParallelHessian(const BodyRef& a, const BodyRef& b, const JointFrame& j,
+                                  const double* q, const double* lambda, Add&& add) {
+    AddDotHessian(a, j.fa, b, j.hb, q, lambda[0], add);
+    AddDotHessian(a, j.ga, b, j.hb, q, lambda[1], add);
+  }
+  template <class Add>
+  static void AxesPerpendicularHessian(const BodyRef& a, const BodyRef& b, const JointFrame& j,
+                                       const double* q, const double* lambda, Add&& add) {
+    AddDotHessian(a, j.ua, b, j.hb, q, lambda[0], add);
+  }
+  template <class Add>
+  static void FrameLockedHessian(const BodyRef& a, const BodyRef& b, const JointFrame& j,
+                                 const double* q, const double* lambda, Add&& add) {
+    for (int c = 0; c < 3; ++c)
+      AddDotHessian(a, V3(V3::Unit(c)), b, j.frame_b[(c + 1) % 3], q, lambda[c], add);
+  }
+  static int IntrinsicRowCount(const BodyRef& b) { return b.rigid ? 1 : 0; }
+  template <class Add>
+  static void IntrinsicHessian(const BodyRef& b, const double* lambda, Add&& add) {
+    if (!b.rigid) return;
+    AddEulerBlock(b, b, 2.0 * lambda[0] * Eigen::Matrix4d::Identity(), add);
   }
   // m I (eq 61a) and 4 E^T J E (eq 61b).
   template <class T>
