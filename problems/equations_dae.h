@@ -114,13 +114,14 @@ class EquationsDae final : public MechanicalDae {
     // groups whose d/dt Phi_q pass has a non-zero entry: the passes the reaction stiffness
     // and d/dt Phi_q take. Coordinates that enter the constraints linearly (positions of a
     // revolute joint) drop out: 2 of 10 pair passes and 2 of 4 rate passes on the double
-    // four-bar, 36 of 55 and 8 of 10 on Bricard (Euler parameters). At v = 0, d/dt Phi_q is
+    // four-bar, 8 of 10 rate passes on Bricard (Euler parameters; 36 of 55 pair passes
+    // before its joints' Hessians were written by hand, none now). At v = 0, d/dt Phi_q is
     // Phi_qt (tangent-newmark's H''), which only groups in moving_at_rest_group have (none
     // for constraints that do not depend on t).
     std::vector<std::pair<int, int>> curved_group_pairs;
     std::vector<char> moving_rate_group, moving_at_rest_group;
     // Rows whose Hessians Equations gives by hand (HasRowHessians): left out of the pair
-    // passes, which are then only for the other rows (none on Bricard's revolute joints).
+    // passes, which are then only for the other rows (Bricard has none left).
     std::vector<char> hand_rows;
     bool any_hand_rows = false;
     std::vector<int> gradient_columns, hessian_columns;
