@@ -76,8 +76,8 @@ void AddSigned(T& sum, double sign, const T& term) {
 // out = Ebar(a) E(b)^T s: bilinear in (a, b); A(e) s = Ebar(e) E(e)^T s. Every entry of E
 // and Ebar is +-e_k (eq 62): each product is taken with e_k and its sign then applied by
 // AddSigned, which gives the values of the products with the signed entries, since a
-// change of sign is exact (the innermost loop of second-order derivatives on Euler
-// parameters: Bricard's reaction stiffness).
+// change of sign is exact (the innermost loop of second-order automatic differentiation on
+// Euler parameters).
 template <class T, class S>
 void Bilinear(const T* a, const S* b, const V3& s, T* out) {
   S w[4];
@@ -239,7 +239,7 @@ void AddPointHessian(const BodyRef& b, const V3& s, const double* c, double sign
 }
 
 // Hessian of weight (A(e_a) u) . (A(e_b) w), a row of two rotated body vectors (axes
-// parallel, perpendicular, no twist, frame locked): the (a, a) and (b, b) blocks as above
+// parallel, axes perpendicular, frame locked): the (a, a) and (b, b) blocks as above
 // with c the other vector, the (a, b) block J_u(e_a)^T J_w(e_b) and its transpose.
 template <class Add>
 void AddDotHessian(const BodyRef& a, const V3& u, const BodyRef& b, const V3& w, const double* q,
