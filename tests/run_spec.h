@@ -1,6 +1,7 @@
 // A RunSpec for a catalogue problem with parameters, settings and horizon, no timing
-// repeats: how the tests describe a run in one line; and the catalogue problems in the
-// directors formulation the energy-momentum schemes take.
+// repeats: how the tests describe a run in one line; the same run on the dense and the
+// sparse route; and the catalogue problems in the directors formulation the energy-momentum
+// schemes take.
 #pragma once
 
 #include <map>
@@ -23,6 +24,23 @@ inline RunSpec Spec(const std::string& problem, const std::string& method,
   spec.t_end = t_end;
   spec.repeats = 0;
   return spec;
+}
+
+/// One run executed twice, with `constraint_solves` = dense and = sparse added to its
+/// settings: the comparisons of the sparse routes with the dense ones.
+struct DenseAndSparseRuns {
+  RunRecord dense, sparse;
+};
+inline DenseAndSparseRuns ExecuteOnBothRoutes(const std::string& problem, const std::string& method,
+                                              std::map<std::string, std::string> problem_params,
+                                              std::map<std::string, std::string> settings,
+                                              double t_end) {
+  DenseAndSparseRuns out;
+  settings["constraint_solves"] = "dense";
+  out.dense = Execute(Spec(problem, method, problem_params, settings, t_end));
+  settings["constraint_solves"] = "sparse";
+  out.sparse = Execute(Spec(problem, method, problem_params, settings, t_end));
+  return out;
 }
 
 /// Catalogue problem `id` in the directors formulation (constant mass matrix, constraints at

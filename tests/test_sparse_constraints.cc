@@ -166,10 +166,8 @@ TEST_CASE("a run on the sparse route matches the dense route through singular po
   // 4.1e-10 m (dense) and 3.1e-10 m (sparse) over 1 s; 1e-8 m leaves a factor 25 for
   // other machines' round-off, and a route that solved a different system (a wrong metric,
   // a dropped row) would miss it by orders.
-  const RunRecord dense = Execute(Spec("n_four_bar", "odeint-rk4", {{"N", "10"}},
-                                       {{"h", "1e-3"}, {"constraint_solves", "dense"}}, 1.0));
-  const RunRecord sparse = Execute(Spec("n_four_bar", "odeint-rk4", {{"N", "10"}},
-                                        {{"h", "1e-3"}, {"constraint_solves", "sparse"}}, 1.0));
+  const auto& [dense, sparse] =
+      ExecuteOnBothRoutes("n_four_bar", "odeint-rk4", {{"N", "10"}}, {{"h", "1e-3"}}, 1.0);
   REQUIRE(dense.status == RunStatus::kOk);
   REQUIRE(sparse.status == RunStatus::kOk);
   REQUIRE(dense.metrics.error.has_value());

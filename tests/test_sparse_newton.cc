@@ -142,10 +142,8 @@ TEST_CASE("newmark-index3 on the sparse route follows the dense route", "[sparse
   // in a different order of operations; the final coordinates agreed to 7e-17 m, and 1e-12 m
   // leaves room for other machines' round-off while any wrong entry of the Newton matrix
   // would change the iteration count or the converged point by far more than that.
-  const RunRecord dense = Execute(Spec("n_four_bar", "newmark-index3", {{"N", "10"}},
-                                       {{"h", "1e-3"}, {"constraint_solves", "dense"}}, 0.6));
-  const RunRecord sparse = Execute(Spec("n_four_bar", "newmark-index3", {{"N", "10"}},
-                                        {{"h", "1e-3"}, {"constraint_solves", "sparse"}}, 0.6));
+  const auto& [dense, sparse] =
+      ExecuteOnBothRoutes("n_four_bar", "newmark-index3", {{"N", "10"}}, {{"h", "1e-3"}}, 0.6);
   REQUIRE(dense.status == RunStatus::kOk);
   REQUIRE(sparse.status == RunStatus::kOk);
   CHECK(FinalCoordinateDifference(sparse, dense) < 1e-12);
@@ -167,10 +165,8 @@ TEST_CASE(
   // run follow the dense LU's: final coordinates measured 2.4e-12 apart over 0.2 s (a pass
   // or two more in all, where a correction lands at round-off); 1e-10 is the margin, far
   // below the method's own error. Before the shift every pass went to the dense LU.
-  const RunRecord dense = Execute(
-      Spec("flyball_governor", "newmark-index3", {}, {{"constraint_solves", "dense"}}, 0.05));
-  const RunRecord sparse = Execute(
-      Spec("flyball_governor", "newmark-index3", {}, {{"constraint_solves", "sparse"}}, 0.05));
+  const auto& [dense, sparse] =
+      ExecuteOnBothRoutes("flyball_governor", "newmark-index3", {}, {}, 0.05);
   REQUIRE(dense.status == RunStatus::kOk);
   REQUIRE(sparse.status == RunStatus::kOk);
   CHECK(sparse.extra_metrics.at("newton_solves_dense_fallback") == 0.0);
@@ -188,10 +184,8 @@ TEST_CASE(
   // apart, with the same 598 passes and no dense pass on the sparse route; 1e-9 is the margin,
   // and a wrong row map (a dropped row imposed, or a kept one left out) would fail the run
   // or leave the 30th row violated by O(h^2).
-  const RunRecord dense = Execute(
-      Spec("bricard", "newmark-index3", {}, {{"h", "0.01"}, {"constraint_solves", "dense"}}, 2.0));
-  const RunRecord sparse = Execute(
-      Spec("bricard", "newmark-index3", {}, {{"h", "0.01"}, {"constraint_solves", "sparse"}}, 2.0));
+  const auto& [dense, sparse] =
+      ExecuteOnBothRoutes("bricard", "newmark-index3", {}, {{"h", "0.01"}}, 2.0);
   REQUIRE(dense.status == RunStatus::kOk);
   REQUIRE(sparse.status == RunStatus::kOk);
   CHECK(sparse.extra_metrics.at("newton_solves_dense_fallback") == 0.0);
@@ -309,10 +303,8 @@ TEST_CASE("null-space-em's sparse route keeps the independent rows of Bricard's 
   // both routes impose the rows IndependentConstraintRows keeps. Over 1 s at h = 0.01 the
   // routes measured 6e-15 m apart, with energy drifts of 3e-14 J; a wrong row map would
   // fail the factorisation (a dependent row kept) or leave a row violated by O(h^2).
-  const RunRecord dense = Execute(
-      Spec("bricard", "null-space-em", {}, {{"h", "0.01"}, {"constraint_solves", "dense"}}, 1.0));
-  const RunRecord sparse = Execute(
-      Spec("bricard", "null-space-em", {}, {{"h", "0.01"}, {"constraint_solves", "sparse"}}, 1.0));
+  const auto& [dense, sparse] =
+      ExecuteOnBothRoutes("bricard", "null-space-em", {}, {{"h", "0.01"}}, 1.0);
   REQUIRE(dense.status == RunStatus::kOk);
   REQUIRE(sparse.status == RunStatus::kOk);
   CHECK(sparse.extra_metrics.at("steps_dense_fallback") == 0.0);
