@@ -40,6 +40,11 @@ enum class ConstraintSolves { kAuto, kDense, kSparse };
 ConstraintSolves ParseConstraintSolves(const std::string& value);  // "auto" | "dense" | "sparse"
 /// Coordinates from which `auto` takes the sparse route (n_four_bar from N = 10 on).
 inline constexpr int kSparseMinCoordinates = 60;
+/// The same for the Newton systems of newmark-index3 (methods/common/sparse_kkt_system.h)
+/// and null-space-em (null_space_sparse_system.h), both measured faster on the sparse route
+/// from 12 coordinates on (the classes give the numbers); below, the dense route stays, so
+/// that the paper-001 reproductions on the small models keep their results bit for bit.
+inline constexpr int kSparseNewtonMinCoordinates = 12;
 
 /// The numerical rank of Phi_q at (t, q) as ConstraintFactorization reports it: m without
 /// the O(n^2 m) QR when the sparse system (`auto`) factors, since its pivot tolerance keeps

@@ -61,12 +61,10 @@ class SparseKktSystem {
   static constexpr int kShiftedRefinements = 4;
 
   /// `auto` takes the sparse route from this many coordinates on. Measured per step at the
-  /// catalogue's step sizes (docs/performance.md): the envelope LU is faster than the dense
-  /// LU from the smallest models on (double pendulum, 6 coordinates: 3.2 against 6.3 us;
-  /// double four-bar, 15: 8.0 against 15.9 us; Bricard, 35: 147 against 182 us); below 12
-  /// the dense route stays, so that the paper-001 reproductions on the small models
-  /// (stiff pendulum, four-bar) keep their committed results bit for bit.
-  static constexpr int kAutoMinCoordinates = 12;
+  /// catalogue's step sizes: the envelope LU is faster than the dense LU from the smallest
+  /// models on (double pendulum, 6 coordinates: 3.2 against 6.3 us; double four-bar, 15:
+  /// 8.0 against 15.9 us; Bricard, 35: 147 against 182 us).
+  static constexpr int kAutoMinCoordinates = kSparseNewtonMinCoordinates;
 
   /// Null if the choice or the model does not allow the sparse route: `dense`, `auto` below
   /// kAutoMinCoordinates coordinates, or a DAE without tangent_pattern() or Phi_q's

@@ -45,7 +45,7 @@ class NullSpaceSparseSystem {
   /// for bit; this method has none to keep). Measured per step, h = 0.01: 1.8x faster on the
   /// four-bar (18 coordinates), 2.6x on the double four-bar (30), up to 30 % slower on models
   /// of 2 to 4 coordinates.
-  static constexpr int kAutoMinCoordinates = 12;
+  static constexpr int kAutoMinCoordinates = kSparseNewtonMinCoordinates;
 
   /// Null unless the choice asks for the sparse route (`auto`: from kAutoMinCoordinates
   /// coordinates on) and the model gives Phi_q's entries; `kept`: the independent rows
