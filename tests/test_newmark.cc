@@ -246,6 +246,34 @@ TEST_CASE("tangent-newmark passes the double four-bar's first singular position"
                    runs[0].outputs[1] - runs[1].outputs[1]) < 1e-2);
 }
 
+TEST_CASE("tangent-newmark convergence=contraction stops a pass earlier at the same tolerance",
+          "[newmark]") {
+  // At h = 0.01 the double four-bar's passes change a by about 0.1, 7e-7 and 4e-13 m/s^2:
+  // Fig. 11's test (tol 1e-10 relative) needs the third pass, the contraction estimate of
+  // the next change (4e-6 x 7e-7) accepts the second.
+  auto run = [](const std::string& convergence) {
+    return Execute(Spec("double_four_bar", "tangent-newmark", {},
+                        {{"h", "0.01"}, {"convergence", convergence}}, 2.0));
+  };
+  const RunRecord change = run("change"), contraction = run("contraction");
+  REQUIRE(change.status == RunStatus::kOk);
+  REQUIRE(contraction.status == RunStatus::kOk);
+  CHECK(change.counters.newton_iterations == 3 * change.counters.steps);
+  CHECK(contraction.counters.newton_iterations == 2 * contraction.counters.steps);
+  // Each accepted iterate is within the tolerance of the converged one (its estimated
+  // remaining change is below 1e-10 x (1 + |x| ~ 3)): 200 steps add at most 6e-8 m.
+  REQUIRE(change.final_q.size() == contraction.final_q.size());
+  for (size_t i = 0; i < change.final_q.size(); ++i)
+    CHECK(std::abs(change.final_q[i] - contraction.final_q[i]) < 1e-7);
+  // Position and velocity constraints stay at round-off (Newton on them is quadratic; cond
+  // ~1e4 near the singular positions, as above); the acceleration constraint is met to about
+  // the tolerance times the acceleration scale (1e-10 x (1 + |a| <= 100)) instead.
+  CHECK(contraction.metrics.position_residual_max < 1e4 * 1e3 * 2.2e-16);
+  CHECK(contraction.metrics.velocity_residual_max < 1e4 * 1e3 * 2.2e-16);
+  REQUIRE(contraction.metrics.acceleration_residual_max.has_value());
+  CHECK(*contraction.metrics.acceleration_residual_max < 1e-8);
+}
+
 TEST_CASE("tangent-newmark runs Bricard's redundant constraints", "[newmark]") {
   // Phi_q has rank m - 1 everywhere. At h = 2e-3 the predictor lies far enough off the
   // manifold that the redundant row's singular value exceeds the rank threshold after

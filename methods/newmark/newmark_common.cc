@@ -56,10 +56,18 @@ std::vector<ParameterSpec> NewmarkParameters::Index3Specs() {
 }
 
 std::vector<ParameterSpec> NewmarkParameters::TangentSpecs() {
-  return WithConstraintSolves(
+  std::vector<ParameterSpec> specs = WithConstraintSolves(
       "constraint solves and tangent basis: dense QR of Phi_q^T, sparse Cholesky of "
       "Phi_q Phi_q^T (methods/newmark/tangent_sparse_system.h)",
       kSparseMinCoordinates);
+  specs.push_back({"convergence",
+                   "change",
+                   "end of the iteration: the change of the last pass below tol (change, paper "
+                   "001 Fig. 11), or also the next pass's change estimated from the contraction "
+                   "of the last two below tol (contraction: a pass fewer, the acceleration "
+                   "constraint met to about tol)",
+                   {"change", "contraction"}});
+  return specs;
 }
 
 NewmarkParameters NewmarkParameters::FromParameters(const ParameterSet& p,

@@ -45,7 +45,8 @@ struct NewmarkParameters {
   /// LU, sparse envelope LU, or auto).
   static std::vector<ParameterSpec> Index3Specs();
   /// ModifiedNewtonSpecs() and `constraint_solves` (tangent-newmark's constraint solves and
-  /// tangent-space basis: dense QR, sparse Cholesky of Phi_q Phi_q^T, or auto).
+  /// tangent-space basis: dense QR, sparse Cholesky of Phi_q Phi_q^T, or auto) and
+  /// `convergence` (contraction or change).
   static std::vector<ParameterSpec> TangentSpecs();
 };
 
