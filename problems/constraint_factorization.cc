@@ -8,15 +8,15 @@ namespace mbb {
 ConstraintFactorization::ConstraintFactorization(int m, int n)
     : m_(m),
       n_(n),
-      phi_q_t_(n, m),
+      own_qr_(n <= kOwnQrMaxCoordinates),
+      phi_q_t_(own_qr_ ? 0 : n, own_qr_ ? 0 : m),
+      eigen_qr_(own_qr_ ? 0 : n, own_qr_ ? 0 : m),
       qr_(n, m),
       basis_(n, n),
       work_mc_(m, std::max(n, 1)),
       y_(m),
       x_(n),
-      householder_work_(n) {
-  qr_.setThreshold(kConstraintRankThreshold);
-}
+      householder_work_(n) {}
 
 void ConstraintFactorization::Compute(const Eigen::Ref<const Matrix>& phi_q, int max_rank) {
   MBB_INVARIANT(phi_q.rows() == m_ && phi_q.cols() == n_, "Compute: phi_q must be m x n");
@@ -25,9 +25,14 @@ void ConstraintFactorization::Compute(const Eigen::Ref<const Matrix>& phi_q, int
     rank_ = computed_rank_ = 0;
     return;
   }
-  phi_q_t_ = phi_q.transpose();
-  qr_.compute(phi_q_t_);  // (1)
-  computed_rank_ = static_cast<int>(qr_.rank());
+  if (own_qr_) {
+    qr_.Compute(phi_q);  // (1)
+  } else {
+    phi_q_t_ = phi_q.transpose();
+    eigen_qr_.compute(phi_q_t_);  // (1)
+    qr_.CopyFrom(eigen_qr_);
+  }
+  computed_rank_ = qr_.Rank(kConstraintRankThreshold);
   rank_ = std::min(computed_rank_, max_rank);
 }
 
@@ -35,13 +40,13 @@ void ConstraintFactorization::FormBases() {
   if (m_ == 0)
     basis_.setIdentity();
   else
-    qr_.householderQ().evalTo(basis_, householder_work_);
+    qr_.FormQ(basis_);
   bases_formed_ = true;
 }
 
 double ConstraintFactorization::ConditionEstimate() const {
   if (rank_ == 0) return 1.0;
-  return std::abs(qr_.matrixQR()(0, 0)) / std::abs(qr_.matrixQR()(rank_ - 1, rank_ - 1));
+  return std::abs(qr_.packed()(0, 0)) / std::abs(qr_.packed()(rank_ - 1, rank_ - 1));
 }
 
 // x = Q [R11^-T (P^T b)_{1:r}; 0]: through the explicit Y if formed, else by applying the
@@ -53,7 +58,7 @@ void ConstraintFactorization::SolveMinimumNorm(ConstVectorRef b, VectorRef x) {
     return;
   }
   const int r = rank_;
-  y_.noalias() = qr_.colsPermutation().transpose() * b;
+  PermuteToPivotOrder(b, y_);
   SolveR11Transposed(y_);
   if (bases_formed_) {
     x.noalias() = basis_.leftCols(r) * y_.head(r);
@@ -65,23 +70,10 @@ void ConstraintFactorization::SolveMinimumNorm(ConstVectorRef b, VectorRef x) {
   x = x_;
 }
 
-void ApplyHouseholderReflectors(const Matrix& packed, const Vector& tau, int count, Vector& x,
-                                bool transposed) {
-  const int rows = static_cast<int>(packed.rows());
-  for (int i = 0; i < count; ++i) {
-    const int k = transposed ? i : count - 1 - i;
-    const int tail = rows - k - 1;
-    const auto essential = packed.col(k).tail(tail);
-    const double s = tau(k) * (x(k) + essential.dot(x.tail(tail)));
-    x(k) -= s;
-    x.tail(tail).noalias() -= s * essential;
-  }
-}
-
 // All reflectors of the QR of Phi_q^T (n x m): Q is n x n.
 void ConstraintFactorization::ApplyReflectors(Vector& x, bool transposed) const {
-  ApplyHouseholderReflectors(qr_.matrixQR(), qr_.hCoeffs(), static_cast<int>(qr_.hCoeffs().size()),
-                             x, transposed);
+  ApplyHouseholderReflectors(qr_.packed(), qr_.tau(), static_cast<int>(qr_.tau().size()), x,
+                             transposed);
 }
 
 // lambda = P [R11^-1 Y^T c; 0].
@@ -96,9 +88,12 @@ void ConstraintFactorization::SolveMultipliers(ConstVectorRef c, VectorRef lambd
     ApplyReflectors(x_, /*transposed=*/true);
     y_.head(r) = x_.head(r);
   }
-  qr_.matrixQR().topLeftCorner(r, r).triangularView<Eigen::Upper>().solveInPlace(y_.head(r));
+  const RowMajorMatrix& packed = qr_.packed();
+  for (int i = r - 1; i >= 0; --i)  // R11 y = y by back substitution along R's rows
+    y_(i) = (y_(i) - packed.row(i).segment(i + 1, r - i - 1).dot(y_.segment(i + 1, r - i - 1))) /
+            packed(i, i);
   y_.tail(m_ - r).setZero();
-  lambda.noalias() = qr_.colsPermutation() * y_;
+  for (int k = 0; k < m_; ++k) lambda(qr_.permutation()[k]) = y_(k);
 }
 
 std::vector<int> IndependentConstraintRows(const MechanicalDae& dae, DaeWorkspace& ws, double t,

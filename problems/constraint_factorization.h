@@ -17,6 +17,11 @@
 // continued / traditional QR of paper 000 (methods/qr/) is a method of its own and keeps
 // its own QR.
 //
+// Two kernels for (1), by size: below kOwnQrMaxCoordinates coordinates the QR of
+// problems/pivoted_qr.h (written for these sizes: 1.9x Eigen's ColPivHouseholderQR on the
+// double four-bar's 15 x 14, 1.2x on Bricard's 35 x 35), above it Eigen's, copied into the
+// same storage; the bases and the solves are the same code for both.
+//
 // All storage is allocated at construction; Compute, FormBases and the solves do not
 // allocate.
 #pragma once
@@ -26,6 +31,7 @@
 
 #include "problems/invariant.h"
 #include "problems/mechanical_dae.h"
+#include "problems/pivoted_qr.h"
 
 namespace mbb {
 
@@ -35,8 +41,19 @@ namespace mbb {
 /// one dot product and one update each. Eigen's HouseholderSequence applied to a vector
 /// allocates a temporary per reflector (counted with an interposed malloc), which a step
 /// loop must not do.
-void ApplyHouseholderReflectors(const Matrix& packed, const Vector& tau, int count, Vector& x,
-                                bool transposed);
+template <class Packed>
+void ApplyHouseholderReflectors(const Packed& packed, const Vector& tau, int count, Vector& x,
+                                bool transposed) {
+  const int rows = static_cast<int>(packed.rows());
+  for (int i = 0; i < count; ++i) {
+    const int k = transposed ? i : count - 1 - i;
+    const int tail = rows - k - 1;
+    const auto essential = packed.col(k).tail(tail);
+    const double s = tau(k) * (x(k) + essential.dot(x.tail(tail)));
+    x(k) -= s;
+    x.tail(tail).noalias() -= s * essential;
+  }
+}
 
 /// Relative threshold of the numerical rank of Phi_q (pivots <= this times the largest
 /// count as zero). Eigen's default (about n eps) is too tight for redundant constraints:
@@ -60,6 +77,12 @@ void SelectRows(const Vector& full, const std::vector<int>& rows, Vector& out);
 
 class ConstraintFactorization {
  public:
+  /// Up to this many coordinates (rows of Phi_q^T) the QR is PivotedQr's, above it Eigen's:
+  /// measured on this machine, PivotedQr's factorisation and bases are faster up to 60
+  /// (15: 2.5 against 4.5 us; 35: 20 against 24 us; 60: 81 against 109 us) and its
+  /// factorisation slower from about 100 (243: 2.8 against 2.1 ms).
+  static constexpr int kOwnQrMaxCoordinates = 64;
+
   /// For Jacobians of m constraints in n coordinates.
   ConstraintFactorization(int m, int n);
 
@@ -95,21 +118,32 @@ class ConstraintFactorization {
   void SolveMultipliers(ConstVectorRef c, VectorRef lambda);
 
  private:
-  // R11^T y = y, in place on the first r entries / rows.
+  // R11^T y = y, in place on the first r entries of each column of y (forward
+  // substitution along the rows of R, which the row-major storage keeps contiguous).
   template <class Block>
   void SolveR11Transposed(Block&& y) const {
-    qr_.matrixQR()
-        .topLeftCorner(rank_, rank_)
-        .transpose()
-        .template triangularView<Eigen::Lower>()
-        .solveInPlace(y.topRows(rank_));
+    const RowMajorMatrix& r = qr_.packed();
+    for (Eigen::Index c = 0; c < y.cols(); ++c) {
+      auto yc = y.col(c);
+      for (int i = 0; i < rank_; ++i) {
+        yc(i) /= r(i, i);
+        yc.segment(i + 1, rank_ - i - 1) -= yc(i) * r.row(i).segment(i + 1, rank_ - i - 1);
+      }
+    }
+  }
+  // (P^T b) for b (m x c): row k is row permutation[k] of b.
+  template <class In, class Out>
+  void PermuteToPivotOrder(const In& b, Out&& y) const {
+    for (int k = 0; k < m_; ++k) y.row(k) = b.row(qr_.permutation()[k]);
   }
 
   void ApplyReflectors(Vector& x, bool transposed) const;
 
   int m_, n_;
+  bool own_qr_;  // n <= kOwnQrMaxCoordinates: PivotedQr's kernel, else Eigen's
   Matrix phi_q_t_;
-  Eigen::ColPivHouseholderQR<Matrix> qr_;
+  Eigen::ColPivHouseholderQR<Matrix> eigen_qr_;  // sized only when !own_qr_
+  PivotedQr qr_;
   Matrix basis_;  // [Y Z] once FormBases() ran
   Matrix work_mc_;
   Vector y_, x_, householder_work_;
@@ -128,7 +162,7 @@ void ConstraintFactorization::SolveMinimumNormColumns(const In& b, Out&& x) {
     return;
   }
   auto y = work_mc_.leftCols(c);
-  y.noalias() = qr_.colsPermutation().transpose() * b;  // (P^T b)
+  PermuteToPivotOrder(b, y);
   SolveR11Transposed(y);
   x.noalias() = range_basis() * y.topRows(rank_);
 }

@@ -2,11 +2,15 @@
 // independent one, the SVD: numerical rank, orthonormal range and null-space bases, the
 // minimum-norm solution (unique: the pseudo-inverse's) and the least-squares multipliers,
 // on a full-rank Jacobian (spatial pendulum, slider-crank) and a redundant one (Bricard,
-// rank m - 1 everywhere).
+// rank m - 1 everywhere); the small-size QR kernel (problems/pivoted_qr.h) against Eigen's,
+// and both kernels of the factorisation on random Jacobians.
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <string>
+#include <tuple>
 
 #include "problems/constraint_factorization.h"
+#include "problems/pivoted_qr.h"
 #include "problems/problem.h"
 
 namespace mbb {
@@ -86,6 +90,88 @@ TEST_CASE(
     f.Compute(phi_q, svd_rank - 1);
     CHECK(f.rank() == svd_rank - 1);
     CHECK(f.computed_rank() == svd_rank);
+  }
+}
+
+}  // namespace mbb
+
+namespace mbb {
+
+TEST_CASE("pivoted QR: A P = Q R, the pivots and rank of Eigen's ColPivHouseholderQR",
+          "[factorization]") {
+  // Random A (fixed seeds) with distinct column norms (no ties, so the pivot order is
+  // determined) and a rank-deficient one (two columns combinations of the others).
+  std::srand(7);
+  for (auto [n, m, deficient] : {std::tuple{15, 14, false}, std::tuple{35, 35, false},
+                                 std::tuple{30, 12, true}, std::tuple{9, 12, false}}) {
+    INFO(n << " x " << m << (deficient ? ", rank m - 2" : ""));
+    Matrix phi_q = Matrix::Random(m, n);  // A = phi_q^T
+    if (deficient) {
+      phi_q.row(m - 1) = 0.5 * phi_q.row(0) - 2.0 * phi_q.row(1);
+      phi_q.row(m - 2) = phi_q.row(2) + phi_q.row(3);
+    }
+    const Matrix a = phi_q.transpose();
+    PivotedQr qr(n, m);
+    qr.Compute(phi_q);
+    Eigen::ColPivHouseholderQR<Matrix> eigen(a);
+    eigen.setThreshold(kConstraintRankThreshold);
+
+    CHECK(qr.Rank(kConstraintRankThreshold) == eigen.rank());
+    if (deficient) CHECK(qr.Rank(kConstraintRankThreshold) == std::min(n, m) - 2);
+    // Backward stability: A P - Q R and Q^T Q - I of a few eps times |A| (<= 1e-12 for
+    // these sizes and O(1) entries; see kTol).
+    Matrix q(n, n);
+    qr.FormQ(q);
+    const int s = std::min(n, m);
+    Matrix r = Matrix::Zero(n, m);
+    r.topRows(s) = Matrix(qr.packed().topRows(s)).triangularView<Eigen::Upper>();
+    Matrix ap(n, m);
+    for (int k = 0; k < m; ++k) ap.col(k) = a.col(qr.permutation()[k]);
+    CHECK((ap - q * r).lpNorm<Eigen::Infinity>() < kTol);
+    CHECK((q.transpose() * q - Matrix::Identity(n, n)).lpNorm<Eigen::Infinity>() < kTol);
+    // The same pivots and R (up to round-off) as Eigen's, which uses the same rule, over
+    // the columns that carry rank (beyond it the order among round-off-sized columns is
+    // arbitrary).
+    const int rank = static_cast<int>(eigen.rank());
+    for (int k = 0; k < rank; ++k)
+      CHECK(qr.permutation()[k] == eigen.colsPermutation().indices()[k]);
+    const Matrix r_eigen = eigen.matrixQR().topLeftCorner(rank, m).triangularView<Eigen::Upper>();
+    const Matrix r_own = r.topLeftCorner(rank, m);
+    CHECK((r_own - r_eigen).lpNorm<Eigen::Infinity>() < kTol);
+
+    // The copy of Eigen's factors reads back the same rank and R.
+    PivotedQr copy(n, m);
+    copy.CopyFrom(eigen);
+    CHECK(copy.Rank(kConstraintRankThreshold) == eigen.rank());
+    CHECK(copy.packed() == RowMajorMatrix(eigen.matrixQR()));
+  }
+}
+
+TEST_CASE("constraint factorisation: both QR kernels give the minimum-norm solution",
+          "[factorization]") {
+  // Random Jacobians on each side of kOwnQrMaxCoordinates, one of them rank-deficient,
+  // against the SVD's pseudo-inverse solution (kTol as above; these are O(1) and well
+  // conditioned).
+  std::srand(11);
+  const int limit = ConstraintFactorization::kOwnQrMaxCoordinates;
+  for (auto [n, m] : {std::pair{limit, limit - 3}, std::pair{limit + 6, limit - 3}}) {
+    INFO(n << " coordinates, " << m << " constraints");
+    Matrix phi_q = Matrix::Random(m, n);
+    phi_q.row(m - 1) = phi_q.row(0) - phi_q.row(1);  // rank m - 1
+    Eigen::JacobiSVD<Matrix> svd(phi_q, Eigen::ComputeThinU | Eigen::ComputeThinV);
+    svd.setThreshold(kConstraintRankThreshold);
+    ConstraintFactorization f(m, n);
+    f.Compute(phi_q);
+    CHECK(f.rank() == m - 1);
+    CHECK(f.rank() == svd.rank());
+    const Vector b = phi_q * Vector::LinSpaced(n, -1.0, 1.0);
+    Vector x(n);
+    f.SolveMinimumNorm(b, x);  // by the reflectors
+    CHECK((x - svd.solve(b)).lpNorm<Eigen::Infinity>() < kTol);
+    f.FormBases();
+    f.SolveMinimumNorm(b, x);  // through the range basis
+    CHECK((x - svd.solve(b)).lpNorm<Eigen::Infinity>() < kTol);
+    CHECK((phi_q * f.null_space_basis()).lpNorm<Eigen::Infinity>() < kTol);
   }
 }
 

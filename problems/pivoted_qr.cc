@@ -1,0 +1,140 @@
+#include "problems/pivoted_qr.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "problems/invariant.h"
+
+namespace mbb {
+
+PivotedQr::PivotedQr(int rows, int cols)
+    : rows_(rows),
+      cols_(cols),
+      a_(rows, cols),
+      tau_(std::min(rows, cols)),
+      norms_updated_(cols),
+      norms_direct_(cols),
+      w_(std::max(rows, cols)),
+      q_rows_(rows, rows),
+      permutation_(cols) {}
+
+void PivotedQr::Compute(const Eigen::Ref<const Matrix>& phi_q) {
+  MBB_INVARIANT(phi_q.rows() == cols_ && phi_q.cols() == rows_, "PivotedQr: phi_q is m x n");
+  for (int i = 0; i < rows_; ++i) a_.row(i) = phi_q.col(i).transpose();
+  norms_updated_.setZero();
+  for (int i = 0; i < rows_; ++i) norms_updated_ += a_.row(i).transpose().cwiseAbs2();
+  norms_updated_ = norms_updated_.cwiseSqrt();
+  norms_direct_ = norms_updated_;
+  for (int j = 0; j < cols_; ++j) permutation_[j] = j;
+
+  const int size = std::min(rows_, cols_);
+  // A pivot column of squared norm below (max norm eps)^2 / rows per remaining row is zero
+  // to round-off: the rank counts no pivot from there on (Eigen's m_nonzero_pivots).
+  const double eps = std::numeric_limits<double>::epsilon();
+  const double largest = cols_ > 0 ? norms_updated_.maxCoeff() : 0.0;
+  const double zero_helper = (largest * eps) * (largest * eps) / rows_;
+  nonzero_pivots_ = size;
+  max_pivot_ = 0.0;
+  for (int k = 0; k < size; ++k) {
+    int p = k;  // the first column of largest updated norm
+    for (int j = k + 1; j < cols_; ++j)
+      if (norms_updated_[j] > norms_updated_[p]) p = j;
+    if (nonzero_pivots_ == size &&
+        norms_updated_[p] * norms_updated_[p] < zero_helper * (rows_ - k))
+      nonzero_pivots_ = k;
+    if (p != k) SwapColumns(k, p);
+    Reflect(k);
+    max_pivot_ = std::max(max_pivot_, std::abs(a_(k, k)));
+    DowndateColumnNorms(k);
+  }
+}
+
+void PivotedQr::SwapColumns(int k, int p) {
+  a_.col(k).swap(a_.col(p));
+  std::swap(norms_updated_[k], norms_updated_[p]);
+  std::swap(norms_direct_[k], norms_direct_[p]);
+  std::swap(permutation_[k], permutation_[p]);
+}
+
+// H_k from column k (rows k..n-1), stored in place, then applied to columns k+1.. as
+// w^T = v^T A(k:, k+1:), A(k:, k+1:) -= tau v w^T, row by row.
+void PivotedQr::Reflect(int k) {
+  const double a_kk = a_(k, k);
+  double tail = 0.0;
+  for (int i = k + 1; i < rows_; ++i) tail += a_(i, k) * a_(i, k);
+  double beta = a_kk, tau = 0.0;
+  if (tail <= std::numeric_limits<double>::min()) {
+    for (int i = k + 1; i < rows_; ++i) a_(i, k) = 0.0;  // H_k = I
+  } else {
+    beta = std::sqrt(a_kk * a_kk + tail);
+    if (a_kk >= 0.0) beta = -beta;
+    const double scale = 1.0 / (a_kk - beta);
+    for (int i = k + 1; i < rows_; ++i) a_(i, k) *= scale;
+    tau = (beta - a_kk) / beta;
+  }
+  a_(k, k) = beta;
+  tau_[k] = tau;
+  const int c = cols_ - k - 1;
+  if (c == 0 || tau == 0.0) return;
+  auto w = w_.head(c);
+  w = a_.row(k).segment(k + 1, c).transpose();
+  for (int i = k + 1; i < rows_; ++i) w += a_(i, k) * a_.row(i).segment(k + 1, c).transpose();
+  w *= tau;
+  a_.row(k).segment(k + 1, c) -= w.transpose();
+  for (int i = k + 1; i < rows_; ++i) a_.row(i).segment(k + 1, c) -= a_(i, k) * w.transpose();
+}
+
+void PivotedQr::DowndateColumnNorms(int k) {
+  const double recompute_below = std::sqrt(std::numeric_limits<double>::epsilon());
+  for (int j = k + 1; j < cols_; ++j) {
+    if (norms_updated_[j] == 0.0) continue;
+    double ratio = std::abs(a_(k, j)) / norms_updated_[j];
+    const double remaining = std::max(0.0, (1.0 + ratio) * (1.0 - ratio));
+    ratio = norms_updated_[j] / norms_direct_[j];
+    if (remaining * ratio * ratio <= recompute_below) {
+      double s = 0.0;
+      for (int i = k + 1; i < rows_; ++i) s += a_(i, j) * a_(i, j);
+      norms_updated_[j] = norms_direct_[j] = std::sqrt(s);
+    } else {
+      norms_updated_[j] *= std::sqrt(remaining);
+    }
+  }
+}
+
+void PivotedQr::CopyFrom(const Eigen::ColPivHouseholderQR<Matrix>& qr) {
+  MBB_INVARIANT(qr.matrixQR().rows() == rows_ && qr.matrixQR().cols() == cols_,
+                "PivotedQr::CopyFrom: a QR of another size");
+  a_ = qr.matrixQR();
+  tau_ = qr.hCoeffs();
+  for (int j = 0; j < cols_; ++j) permutation_[j] = qr.colsPermutation().indices()[j];
+  nonzero_pivots_ = static_cast<int>(qr.nonzeroPivots());
+  max_pivot_ = qr.maxPivot();
+}
+
+int PivotedQr::Rank(double threshold) const {
+  const double cut = max_pivot_ * threshold;
+  int rank = 0;
+  for (int i = 0; i < nonzero_pivots_; ++i) rank += std::abs(a_(i, i)) > cut;
+  return rank;
+}
+
+// Q = H_0 (H_1 (... (H_{s-1} I))): H_k touches rows and columns k.. only.
+void PivotedQr::FormQ(Matrix& q) {
+  MBB_INVARIANT(q.rows() == rows_ && q.cols() == rows_, "PivotedQr::FormQ: q is n x n");
+  q_rows_.setIdentity();
+  for (int k = static_cast<int>(tau_.size()) - 1; k >= 0; --k) {
+    const double tau = tau_[k];
+    if (tau == 0.0) continue;
+    const int c = rows_ - k;
+    auto w = w_.head(c);
+    w = q_rows_.row(k).tail(c).transpose();
+    for (int i = k + 1; i < rows_; ++i) w += a_(i, k) * q_rows_.row(i).tail(c).transpose();
+    w *= tau;
+    q_rows_.row(k).tail(c) -= w.transpose();
+    for (int i = k + 1; i < rows_; ++i) q_rows_.row(i).tail(c) -= a_(i, k) * w.transpose();
+  }
+  q = q_rows_;
+}
+
+}  // namespace mbb
