@@ -50,6 +50,32 @@ void PivotedQr::Compute(const Eigen::Ref<const Matrix>& phi_q) {
   }
 }
 
+namespace {
+
+// B(k:, j0:j0+c) -= tau v w^T with w^T = v^T B(k:, j0:j0+c), v = [1; v_tail] (v_tail in
+// column k of the packed storage `v_col`, stride `v_stride`), on a row-major block with
+// leading dimension `ld`: two passes over contiguous row segments of length c.
+void ApplyReflectorToRows(const double* v_col, int v_stride, double tau, int k, int rows,
+                          double* __restrict b, int ld, int j0, int c, double* __restrict w) {
+  const double* row_k = b + k * ld + j0;
+  for (int j = 0; j < c; ++j) w[j] = row_k[j];
+  for (int i = k + 1; i < rows; ++i) {
+    const double vi = v_col[i * v_stride];
+    const double* __restrict row = b + i * ld + j0;
+    for (int j = 0; j < c; ++j) w[j] += vi * row[j];
+  }
+  for (int j = 0; j < c; ++j) w[j] *= tau;
+  double* out_k = b + k * ld + j0;
+  for (int j = 0; j < c; ++j) out_k[j] -= w[j];
+  for (int i = k + 1; i < rows; ++i) {
+    const double vi = v_col[i * v_stride];
+    double* __restrict row = b + i * ld + j0;
+    for (int j = 0; j < c; ++j) row[j] -= vi * w[j];
+  }
+}
+
+}  // namespace
+
 void PivotedQr::SwapColumns(int k, int p) {
   a_.col(k).swap(a_.col(p));
   std::swap(norms_updated_[k], norms_updated_[p]);
@@ -77,12 +103,7 @@ void PivotedQr::Reflect(int k) {
   tau_[k] = tau;
   const int c = cols_ - k - 1;
   if (c == 0 || tau == 0.0) return;
-  auto w = w_.head(c);
-  w = a_.row(k).segment(k + 1, c).transpose();
-  for (int i = k + 1; i < rows_; ++i) w += a_(i, k) * a_.row(i).segment(k + 1, c).transpose();
-  w *= tau;
-  a_.row(k).segment(k + 1, c) -= w.transpose();
-  for (int i = k + 1; i < rows_; ++i) a_.row(i).segment(k + 1, c) -= a_(i, k) * w.transpose();
+  ApplyReflectorToRows(a_.data() + k, cols_, tau, k, rows_, a_.data(), cols_, k + 1, c, w_.data());
 }
 
 void PivotedQr::DowndateColumnNorms(int k) {
@@ -126,13 +147,8 @@ void PivotedQr::FormQ(Matrix& q) {
   for (int k = static_cast<int>(tau_.size()) - 1; k >= 0; --k) {
     const double tau = tau_[k];
     if (tau == 0.0) continue;
-    const int c = rows_ - k;
-    auto w = w_.head(c);
-    w = q_rows_.row(k).tail(c).transpose();
-    for (int i = k + 1; i < rows_; ++i) w += a_(i, k) * q_rows_.row(i).tail(c).transpose();
-    w *= tau;
-    q_rows_.row(k).tail(c) -= w.transpose();
-    for (int i = k + 1; i < rows_; ++i) q_rows_.row(i).tail(c) -= a_(i, k) * w.transpose();
+    ApplyReflectorToRows(a_.data() + k, cols_, tau, k, rows_, q_rows_.data(), rows_, k, rows_ - k,
+                         w_.data());
   }
   q = q_rows_;
 }
