@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates the table of docs/performance.md "Implicit step cost (goal 4)": time per step
 # of every implicit method on double_four_bar and bricard at h = 0.01 over 2 s (200 steps),
-# as a user gets it and with `derivatives=reuse` where the method has it, beside the
+# as a user gets it, with `derivatives=reuse` where the method has it and tangent-newmark
+# with `convergence=contraction`, beside the
 # yardstick measured in the same run: three dense LU solves of the run's (n + m) x (n + m)
 # system (bench/dense_solve_bench.cc). The bounds (3x its estimate at 10 GFLOP/s:
 # 15 us and 210 us for the 15- and 35-coordinate formulations) are listed with them.
@@ -23,6 +24,7 @@ trap 'rm -rf "$TMP"' EXIT
 CONFIGS=(
   "tangent-newmark|"
   "tangent-newmark|derivatives=reuse"
+  "tangent-newmark|convergence=contraction"
   "newmark-index3|"
   "newmark-index3|derivatives=reuse"
   "null-space-em|"
