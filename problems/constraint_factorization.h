@@ -17,7 +17,7 @@
 // continued / traditional QR of paper 000 (methods/qr/) is a method of its own and keeps
 // its own QR.
 //
-// Two kernels for (1), by size: below kOwnQrMaxCoordinates coordinates the QR of
+// Two kernels for (1), by size: up to kOwnQrMaxCoordinates coordinates the QR of
 // problems/pivoted_qr.h (written for these sizes: 1.9x Eigen's ColPivHouseholderQR on the
 // double four-bar's 15 x 14, 1.2x on Bricard's 35 x 35), above it Eigen's, copied into the
 // same storage; the bases and the solves are the same code for both.
