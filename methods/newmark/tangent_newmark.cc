@@ -259,8 +259,8 @@ class TangentNewmark final : public FixedStepMethod {
     bool refresh = !(params_.reuse_derivatives && w.derivatives_reusable);
     bool refreshed = false;  // in this step: then omega is that of fresh derivatives
     w.derivatives_reusable = false;
-    double previous_change = std::numeric_limits<double>::infinity();
-    Changes previous{};  // of the last pass; none before the first
+    const double none = std::numeric_limits<double>::infinity();
+    Changes previous{none, none, none};  // of the last pass; none before the first
     for (int iter = 0; iter < params_.max_iterations; ++iter) {
       if (!Pass(w, h, t1, s, refresh, counters))
         return StepStatus::Failed("singular reduced system");
@@ -268,10 +268,10 @@ class TangentNewmark final : public FixedStepMethod {
       const double dx = (w.x1 - w.x0).lpNorm<Eigen::Infinity>();
       const double dv = (w.v1 - w.v0).lpNorm<Eigen::Infinity>();
       const double da = (w.a1 - w.a0).lpNorm<Eigen::Infinity>();
-      const double change = dx + h * dv + h * h * da;  // in position units
-      refresh = change > kSlowContraction * previous_change ||
+      const Changes current{dx, dv, da};
+      const double change = current.InPositionUnits(h);
+      refresh = change > kSlowContraction * previous.InPositionUnits(h) ||
                 change > kLargeCorrection * (1.0 + w.x1.lpNorm<Eigen::Infinity>());
-      previous_change = change;
       const double tol = params_.tol;
       // Round-off floor, which matters only near a singular position (double_four_bar,
       // where cond(H) reaches ~1e4): the constraint solve fixes x only to about
@@ -284,7 +284,6 @@ class TangentNewmark final : public FixedStepMethod {
       const double x_scale = 1.0 + w.x1.lpNorm<Eigen::Infinity>();
       const double rate = cond * w.v1.lpNorm<Eigen::Infinity>() / x_scale;
       const double floor_x = 100.0 * eps * cond * x_scale;
-      const Changes current{dx, dv, da};
       const Changes tolerance{tol * x_scale, tol * (1.0 + w.v1.lpNorm<Eigen::Infinity>()),
                               tol * (1.0 + w.a1.lpNorm<Eigen::Infinity>())};
       const bool converged =
@@ -351,6 +350,7 @@ class TangentNewmark final : public FixedStepMethod {
   // The changes of x, x', x'' (infinity norms) a pass made, or their tolerances.
   struct Changes {
     double x = 0.0, v = 0.0, a = 0.0;
+    double InPositionUnits(double h) const { return x + h * v + h * h * a; }
   };
 
   // `convergence=contraction`: the change the next pass would make, estimated from the
