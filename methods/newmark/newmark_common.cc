@@ -31,6 +31,12 @@ std::vector<ParameterSpec> NewmarkParameters::ModifiedNewtonSpecs() {
                    "derivative terms of the Newton matrix: taken at each step's first iterate "
                    "(per-step) or kept across steps while the iteration contracts (reuse)",
                    {"per-step", "reuse"}});
+  specs.push_back({"predictor",
+                   "extrapolation",
+                   "starting acceleration of a step's iteration: extrapolated from the last "
+                   "accepted steps, of the order that predicted the last one best "
+                   "(extrapolation), or a_n (constant)",
+                   {"extrapolation", "constant"}});
   return specs;
 }
 
@@ -91,6 +97,10 @@ NewmarkParameters NewmarkParameters::FromParameters(const ParameterSet& p,
   if (derivatives != "per-step" && derivatives != "reuse")
     throw InputError("derivatives = '" + derivatives + "': must be per-step or reuse");
   out.reuse_derivatives = derivatives == "reuse";
+  const std::string predictor = p.GetString("predictor", "extrapolation");
+  if (predictor != "extrapolation" && predictor != "constant")
+    throw InputError("predictor = '" + predictor + "': must be extrapolation or constant");
+  out.extrapolate_start = predictor == "extrapolation";
   const double iterations = p.GetDouble("max_iterations", out.max_iterations);
   if (!(out.gamma > 0.0)) throw InputError("gamma = " + FormatNumber(out.gamma) + ": must be > 0");
   if (require_positive_beta ? !(out.beta > 0.0) : !(out.beta >= 0.0))

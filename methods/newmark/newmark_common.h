@@ -32,13 +32,17 @@ struct NewmarkParameters {
   // the iteration matrix are kept from one step to the next while the iteration contracts,
   // instead of being taken afresh at each step's first iterate (`per-step`, the default).
   bool reuse_derivatives = false;
+  // `predictor=extrapolation` (the constrained methods): the iteration starts from a_{n+1}
+  // (and newmark-index3's lambda_{n+1}) extrapolated from the last accepted steps
+  // (extrapolator.h) instead of a_n (`constant`).
+  bool extrapolate_start = true;
 
-  /// Reads scheme/gamma/beta/tol/max_iterations/derivatives; throws InputError on bad values.
-  /// `require_positive_beta` for displacement-based schemes that divide by beta.
+  /// Reads scheme/gamma/beta/tol/max_iterations/derivatives/predictor; throws InputError on
+  /// bad values. `require_positive_beta` for displacement-based schemes that divide by beta.
   static NewmarkParameters FromParameters(const ParameterSet& p, bool require_positive_beta);
   /// The parameter specs (scheme, gamma, beta, tol, max_iterations).
   static std::vector<ParameterSpec> Specs();
-  /// Specs() and `derivatives`, for the methods with a modified Newton iteration
+  /// Specs(), `derivatives` and `predictor`, for the methods with a modified Newton iteration
   /// (newmark-index3, tangent-newmark).
   static std::vector<ParameterSpec> ModifiedNewtonSpecs();
   /// ModifiedNewtonSpecs() and `constraint_solves` (newmark-index3's Newton system: dense

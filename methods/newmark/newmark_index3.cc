@@ -45,6 +45,7 @@
 #include "methods/common/acceleration_solver.h"
 #include "methods/common/sparse_kkt_system.h"
 #include "methods/fixed_step_method.h"
+#include "methods/newmark/extrapolator.h"
 #include "methods/newmark/newmark_common.h"
 #include "methods/newmark/newmark_methods.h"
 #include "problems/constraint_factorization.h"
@@ -58,7 +59,7 @@ struct Index3Workspace final : FixedStepWorkspace {
   // its LU on both (the sparse route falls back to them for a system it refuses).
   // `kept`: the constraint rows imposed (all m, or an independent subset on the dense route).
   Index3Workspace(const Problem& p, int n, int m, std::unique_ptr<SparseKktSystem> sparse_kkt,
-                  std::vector<int> kept_rows)
+                  std::vector<int> kept_rows, bool extrapolate)
       : dae(*p.dae),
         ws(dae.MakeWorkspace()),
         sparse(std::move(sparse_kkt)),
@@ -80,7 +81,10 @@ struct Index3Workspace final : FixedStepWorkspace {
         rhs(n + Kept()),
         delta(n + Kept()),
         q_pred(n),
-        v_pred(n) {
+        v_pred(n),
+        a_start(n),
+        acceleration_history(n, extrapolate),
+        multiplier_history(m, extrapolate) {
     if (sparse) {
       const size_t entries = sparse->matrix_entries().size();
       mass_values.resize(entries);
@@ -101,7 +105,9 @@ struct Index3Workspace final : FixedStepWorkspace {
   bool drops_rows;
   Matrix mass, dq, dv, dma, reaction, phi_q, phi_q_all, kkt;
   Eigen::PartialPivLU<Matrix> lu;
-  Vector forces, phi, phi_all, lambda_kept, rhs, delta, q_pred, v_pred;
+  Vector forces, phi, phi_all, lambda_kept, rhs, delta, q_pred, v_pred, a_start;
+  // The first iterate's a_{n+1} and lambda_{n+1} (`predictor`, extrapolator.h).
+  Extrapolator acceleration_history, multiplier_history;
   // The sparse route: M, d(M a)/dq + d(Phi_q^T lambda)/dq - dQ/dq and -dQ/dv on the tangent
   // pattern (their sum is K_T); Phi_q's entries live in `sparse`.
   std::vector<double> mass_values, stiffness_values, damping_values;
@@ -133,9 +139,11 @@ class NewmarkIndex3 final : public FixedStepMethod {
         sparse = SparseKktSystem::Make(*problem.dae, solves_, kept);
     }
     auto w = std::make_unique<Index3Workspace>(problem, problem.n(), problem.m(), std::move(sparse),
-                                               std::move(kept));
+                                               std::move(kept), params_.extrapolate_start);
     if (!StartFromIndex1Solution(w->dae, *w->ws, s, counters, error)) return nullptr;
     if (w->drops_rows) KeptRowMultipliers(*w, s);
+    w->acceleration_history.Start(s.a);
+    w->multiplier_history.Start(s.lambda);
     return w;
   }
 
@@ -147,7 +155,11 @@ class NewmarkIndex3 final : public FixedStepMethod {
     const double bh2 = beta * h * h;
     w.q_pred.noalias() = s.q + h * s.v + (0.5 - beta) * h * h * s.a;
     w.v_pred.noalias() = s.v + (1.0 - gamma) * h * s.a;
-    s.q.noalias() = w.q_pred + bh2 * s.a;  // start from a_{n+1} = a_n, lambda_{n+1} = lambda_n
+    // Start from a_{n+1} = a_n and lambda_{n+1} = lambda_n, or their extrapolations from the
+    // last steps (`predictor`, extrapolator.h).
+    w.acceleration_history.Predict(h, w.a_start);
+    w.multiplier_history.Predict(h, s.lambda);
+    s.q.noalias() = w.q_pred + bh2 * w.a_start;
     // Modified Newton (header comment): derivative terms at the first iterate, refreshed
     // only when an iteration contracts slowly.
     bool refresh = !(params_.reuse_derivatives && w.derivatives_reusable);
@@ -177,6 +189,8 @@ class NewmarkIndex3 final : public FixedStepMethod {
                          4.0 * eps * (1.0 + s.q.lpNorm<Eigen::Infinity>())) {
         s.a = (s.q - w.q_pred) / bh2;
         s.v.noalias() = w.v_pred + gamma * h * s.a;
+        w.acceleration_history.Accept(s.a, h);
+        w.multiplier_history.Accept(s.lambda, h);
         w.derivatives_reusable = !refresh;
         return StepStatus::Ok();
       }

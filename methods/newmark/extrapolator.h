@@ -1,0 +1,60 @@
+// The starting iterate of a Newmark step's iteration (`predictor=extrapolation` of the
+// constrained methods of paper 001): a_{n+1}, and newmark-index3's lambda_{n+1},
+// extrapolated from their values at the last accepted steps.
+//
+// The iteration's answer does not depend on where it starts (it ends when a pass changes
+// the iterate by less than the tolerance), its number of passes does: the first pass
+// removes most of the starting error and the next ones contract about quadratically in
+// it. Starting from a_{n+1} = a_n (the classical start, `predictor=constant`) leaves an
+// error h |a'|; extrapolating over equal steps by backward differences,
+//   order p:  y_{n+1} ~ sum_{j=0..p} nabla^j y_n   (p = 1: 2 y_n - y_{n-1},
+//                                                   p = 2: 3 y_n - 3 y_{n-1} + y_{n-2}),
+// leaves h^{p+1} |y^{(p+1)}| where the steps resolve the motion. Where they do not (a
+// solution that alternates from step to step, as the trapezoidal rule's index-3
+// accelerations do, or just after a jump of a force) extrapolation overshoots, so each
+// step uses the order that would have predicted the last accepted value best: the
+// smallest |nabla^{p+1} y_n|, which is order p's error on that step (the order choice of
+// Adams and BDF codes, Hairer, Norsett and Wanner I, section III.7, applied to the
+// starting value alone).
+//
+// Equal steps only: after a step of another length (the shortened last step) the history
+// starts again from that step's two ends. Storage is allocated at construction.
+#pragma once
+
+#include "problems/mechanical_dae.h"
+
+namespace mbb {
+
+class Extrapolator {
+ public:
+  /// Highest extrapolation order (2: quadratic).
+  static constexpr int kMaxOrder = 2;
+
+  /// A history of vectors of size n; `extrapolate` false: Predict always gives y_n.
+  Extrapolator(int n, bool extrapolate);
+
+  /// The history starts again from the value at the initial state.
+  void Start(const Vector& y0);
+
+  /// Records the value at the end of an accepted step of length h.
+  void Accept(const Vector& y, double h);
+
+  /// The starting value for a step of length h from the last recorded one (Start or
+  /// Accept): y_n itself, or its extrapolation. Returns the order used (0: y_n).
+  int Predict(double h, Vector& y_next) const;
+
+ private:
+  // The order whose prediction of the newest record from the older ones had the smallest
+  // error, among those the history supports (0 with fewer than 3 records).
+  int ChooseOrder() const;
+  // Sum over i of c_{p,i} history_(row, first + i), c_{p,i} = (-1)^i binomial(p + 1, i + 1):
+  // the order-p extrapolation from records first, first + 1, ... to the one before first.
+  double Extrapolate(int p, int first, Eigen::Index row) const;
+
+  bool extrapolate_;
+  Matrix history_;  // column j: y_{n-j}, newest first
+  int count_ = 0;   // columns of history_ in use
+  double h_ = 0.0;  // the step between the recorded values
+};
+
+}  // namespace mbb
