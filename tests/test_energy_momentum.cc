@@ -407,4 +407,30 @@ TEST_CASE("without diagnostics the schemes skip the condition number and nothing
   }
 }
 
+TEST_CASE("the extrapolated start saves Newton passes and keeps the step's answer",
+          "[energy-momentum]") {
+  // Double four-bar (directors) at h = 0.01 over 2 s: q1 = q0 + h (v0 + v1) / 2 with v1 (and
+  // constrained-em's lambda) extrapolated starts closer to the root than q0 + h v0, by
+  // about h^2 |v''| against h |v'| (methods/common/extrapolator.h): null-space-em 792 -> 654
+  // passes, constrained-em 612 -> 495. 0.9 x the passes is about half that saving.
+  for (const char* method : {"null-space-em", "constrained-em"}) {
+    auto run = [method](const char* predictor) {
+      return Execute(
+          Spec("double_four_bar", method, {}, {{"h", "0.01"}, {"predictor", predictor}}, 2.0));
+    };
+    const RunRecord constant = run("constant"), extrapolated = run("extrapolation");
+    INFO(method);
+    REQUIRE(constant.status == RunStatus::kOk);
+    REQUIRE(extrapolated.status == RunStatus::kOk);
+    CHECK(extrapolated.counters.newton_iterations < 0.9 * constant.counters.newton_iterations);
+    // The same root to the tolerance: each step's q1 within about tol (1 + |q1| ~ 2) = 2e-12
+    // of it, 200 steps at most 4e-10 m apart (measured 1e-14 m).
+    REQUIRE(constant.final_q.size() == extrapolated.final_q.size());
+    for (size_t i = 0; i < constant.final_q.size(); ++i)
+      CHECK(std::abs(constant.final_q[i] - extrapolated.final_q[i]) < 4e-10);
+    // Energy still conserved to rounding (about 1e-13 J either way; 1e-11 leaves 100x).
+    CHECK(extrapolated.metrics.energy_max_abs_drift < 1e-11);
+  }
+}
+
 }  // namespace mbb

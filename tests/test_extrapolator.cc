@@ -1,11 +1,11 @@
-// The starting values of the Newmark iterations (methods/newmark/extrapolator.h): exact on
+// The starting values of the Newmark iterations (methods/common/extrapolator.h): exact on
 // polynomials of the order used, the order chosen from the last step's prediction error,
 // the observed order of the prediction error on a smooth motion, and the classical start
 // where the history cannot be trusted (alternating values, unequal steps).
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "methods/newmark/extrapolator.h"
+#include "methods/common/extrapolator.h"
 
 namespace mbb {
 namespace {

@@ -20,6 +20,7 @@
 #include <cmath>
 #include <limits>
 
+#include "methods/common/extrapolator.h"
 #include "methods/energy_momentum/discrete_gradient.h"
 #include "methods/energy_momentum/energy_momentum_methods.h"
 #include "methods/fixed_step_method.h"
@@ -28,7 +29,7 @@ namespace mbb {
 namespace {
 
 struct ConstrainedWorkspace final : FixedStepWorkspace {
-  explicit ConstrainedWorkspace(const Problem& p)
+  ConstrainedWorkspace(const Problem& p, bool extrapolate)
       : balance(p),
         kept(IndependentConstraintRows(*p.dae, balance.workspace(), p.t0, p.q0)),
         n(p.dae->num_coordinates()),
@@ -53,7 +54,10 @@ struct ConstrainedWorkspace final : FixedStepWorkspace {
         check(n + m),
         lu(n + m),
         solver(n + m, n + m),
-        condition_svd(n + m, n + m) {}
+        condition_svd(n + m, n + m),
+        velocity_history(n, extrapolate),
+        multiplier_history(m, extrapolate),
+        v1_start(n) {}
   MidpointBalance balance;
   std::vector<int> kept;  // independent constraint rows (IndependentConstraintRows)
   int n, m, m_all;
@@ -68,12 +72,15 @@ struct ConstrainedWorkspace final : FixedStepWorkspace {
   double condition_first = -1.0, condition_max = 0.0;
   double energy_residual_max = 0.0;  // StepEnergyResidual over the run
   long steps = 0;
+  // The first iterate's v1 and lambda (`predictor`, extrapolator.h); the multipliers have
+  // their first record at the end of the first step.
+  Extrapolator velocity_history, multiplier_history;
+  Vector v1_start;
 };
 
 class ConstrainedEm final : public FixedStepMethod {
  public:
-  ConstrainedEm(double tol, int max_iterations, bool condition_every_step)
-      : tol_(tol), max_iterations_(max_iterations), condition_every_step_(condition_every_step) {}
+  explicit ConstrainedEm(const MidpointNewton& newton) : newton_(newton) {}
 
   std::string CheckApplicable(const Problem& problem) const override {
     return CheckMidpointSchemeApplicable(problem);
@@ -83,7 +90,8 @@ class ConstrainedEm final : public FixedStepMethod {
   std::unique_ptr<FixedStepWorkspace> Begin(const Problem& problem, double /*h*/,
                                             FixedStepState& state, WorkCounters& /*counters*/,
                                             std::string& /*error*/) const override {
-    auto ws = std::make_unique<ConstrainedWorkspace>(problem);
+    auto ws = std::make_unique<ConstrainedWorkspace>(problem, newton_.extrapolate_start);
+    ws->velocity_history.Start(state.v);
     state.lambda = Vector::Zero(ws->m_all);
     state.has_multipliers = ws->m_all > 0;
     return ws;
@@ -98,9 +106,16 @@ class ConstrainedEm final : public FixedStepMethod {
     w.balance.BeginStep(state.t, h, state.q, state.v);
     Vector& dq = w.dq;
     Vector& lambda = w.lambda;
-    dq = h * state.v;  // predictor of the increment q1 - q0
+    // First iterate: the increment h (v0 + v1) / 2 of the mid-point rule with v1 and lambda
+    // extrapolated from the last steps, or h v0 and the last step's lambda (`predictor`).
+    if (w.velocity_history.Predict(h, w.v1_start) > 0) {
+      dq = (0.5 * h) * (state.v + w.v1_start);
+    } else {
+      dq = h * state.v;
+    }
     SelectRows(state.lambda, w.kept, lambda);
-    for (int it = 0; it < max_iterations_; ++it) {
+    w.multiplier_history.Predict(h, lambda);  // leaves lambda before the first record
+    for (int it = 0; it < newton_.max_iterations; ++it) {
       w.balance.ResidualFromStep(dq, w.r);
       const Vector& q1 = w.balance.q1();
       dae.CalcPhiQ(dws, w.balance.t_mid(), w.balance.q_mid(), w.g_all);
@@ -120,7 +135,7 @@ class ConstrainedEm final : public FixedStepMethod {
       w.iteration.bottomLeftCorner(m, n) = w.g_end;
       w.iteration.bottomRightCorner(m, m).setZero();
       // The condition number is a metric only: not in the harness's timed repeats.
-      if (it == 0 && w.diagnostics && (condition_every_step_ || w.condition_first < 0.0))
+      if (it == 0 && w.diagnostics && (newton_.condition_every_step || w.condition_first < 0.0))
         RecordCondition(w);
       // Solved equilibrated (rows, then columns, scaled to unit max-norm): the condition
       // number above is that of eq (10) as written; the solve need not suffer it.
@@ -136,20 +151,22 @@ class ConstrainedEm final : public FixedStepMethod {
       dq += w.delta.head(n);
       lambda += w.delta.tail(m);
       if (w.delta.head(n).lpNorm<Eigen::Infinity>() <=
-          tol_ * (1.0 + q1.lpNorm<Eigen::Infinity>())) {
+          newton_.tol * (1.0 + q1.lpNorm<Eigen::Infinity>())) {
         w.balance.ResidualFromStep(dq, w.r);  // v1 of the converged step
         w.energy_residual_max = std::max(w.energy_residual_max, w.balance.StepEnergyResidual());
         state.v = w.balance.v1();
         state.q = w.balance.q1();
         state.lambda.setZero();
         for (int i = 0; i < m; ++i) state.lambda[w.kept[i]] = lambda[i];
+        w.velocity_history.Accept(state.v, h);
+        w.multiplier_history.Accept(lambda, h);
         state.t += h;
         ++w.steps;
         return StepStatus::Ok();
       }
     }
     return StepStatus::Failed("constrained-em: Newton did not converge in " +
-                              std::to_string(max_iterations_) + " iterations");
+                              std::to_string(newton_.max_iterations) + " iterations");
   }
 
   void Finish(FixedStepWorkspace& base, std::map<std::string, double>& metrics) const override {
@@ -203,17 +220,13 @@ class ConstrainedEm final : public FixedStepMethod {
     w.condition_max = std::max(w.condition_max, c);
   }
 
-  double tol_;
-  int max_iterations_;
-  bool condition_every_step_;
+  MidpointNewton newton_;
 };
 
 }  // namespace
 
 std::unique_ptr<Method> MakeConstrainedEm(const ParameterSet& params) {
-  return std::make_unique<ConstrainedEm>(
-      params.GetDouble("tol", 1e-12), static_cast<int>(params.GetDouble("max_iterations", 30)),
-      params.GetString("condition", "every-step") == "every-step");
+  return std::make_unique<ConstrainedEm>(MidpointNewton::FromParameters(params));
 }
 
 }  // namespace mbb

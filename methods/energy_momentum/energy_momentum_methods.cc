@@ -24,7 +24,13 @@ std::vector<ParameterSpec> NewtonParameters() {
            "every-step",
            "when the 2-norm condition number of the Newton matrix is measured (an SVD): at the "
            "first iteration of every step, or of the first step only (faster timings)",
-           {"every-step", "first-step"}}};
+           {"every-step", "first-step"}},
+          {"predictor",
+           "extrapolation",
+           "first iterate of a step: q1 = q0 + h (v0 + v1) / 2 with v1 (and constrained-em's "
+           "lambda) extrapolated from the last accepted steps, of the order that predicted the "
+           "last one best (extrapolation), or q1 = q0 + h v0 (constant)",
+           {"extrapolation", "constant"}}};
 }
 
 std::vector<ParameterSpec> NullSpaceParameters() {
@@ -48,6 +54,15 @@ std::vector<ParameterSpec> NullSpaceParameters() {
 }
 
 }  // namespace
+
+MidpointNewton MidpointNewton::FromParameters(const ParameterSet& params) {
+  MidpointNewton out;
+  out.tol = params.GetDouble("tol", out.tol);
+  out.max_iterations = static_cast<int>(params.GetDouble("max_iterations", out.max_iterations));
+  out.condition_every_step = params.GetString("condition", "every-step") == "every-step";
+  out.extrapolate_start = params.GetString("predictor", "extrapolation") == "extrapolation";
+  return out;
+}
 
 std::vector<MethodEntry> EnergyMomentumMethodEntries() {
   // Both: the mid-point rule is second order; scheme (10) conserves energy (with the

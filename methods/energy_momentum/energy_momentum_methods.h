@@ -12,6 +12,17 @@ namespace mbb {
 
 std::vector<MethodEntry> EnergyMomentumMethodEntries();
 
+/// The Newton settings both schemes take (`tol`, `max_iterations`, `condition`, `predictor`).
+struct MidpointNewton {
+  double tol = 1e-12;  // largest change of q1 relative to 1 + |q1|
+  int max_iterations = 30;
+  bool condition_every_step = true;  // `condition=every-step` (else the first step only)
+  // `predictor=extrapolation`: the first iterate from v_{n+1} (constrained-em also lambda)
+  // extrapolated from the last steps (methods/common/extrapolator.h); else from v_n.
+  bool extrapolate_start = true;
+  static MidpointNewton FromParameters(const ParameterSet& params);
+};
+
 std::unique_ptr<Method> MakeConstrainedEm(const ParameterSet& params);
 std::unique_ptr<Method> MakeNullSpaceEm(const ParameterSet& params);
 

@@ -38,6 +38,7 @@
 #include <cmath>
 #include <limits>
 
+#include "methods/common/extrapolator.h"
 #include "methods/energy_momentum/discrete_gradient.h"
 #include "methods/energy_momentum/energy_momentum_methods.h"
 #include "methods/energy_momentum/null_space_sparse_system.h"
@@ -49,7 +50,7 @@ namespace mbb {
 namespace {
 
 struct NullSpaceWorkspace final : FixedStepWorkspace {
-  explicit NullSpaceWorkspace(const Problem& p)
+  NullSpaceWorkspace(const Problem& p, bool extrapolate)
       : balance(p),
         kept(IndependentConstraintRows(*p.dae, balance.workspace(), p.t0, p.q0)),
         n(p.dae->num_coordinates()),
@@ -70,7 +71,10 @@ struct NullSpaceWorkspace final : FixedStepWorkspace {
         svd(std::max(m, 1), n, Eigen::ComputeFullV | Eigen::ComputeThinU),
         condition_svd(n + m, n),
         start_qr(m, n),
-        mid_qr(m, n) {}
+        mid_qr(m, n),
+        velocity_history(n, extrapolate),
+        v1_start(n),
+        mean_velocity(n) {}
   MidpointBalance balance;
   std::vector<int> kept;  // independent constraint rows (IndependentConstraintRows)
   int n, m, m_all;
@@ -108,6 +112,10 @@ struct NullSpaceWorkspace final : FixedStepWorkspace {
   // The local-coordinate step's sparse route (null_space_sparse_system.h); null: dense.
   std::unique_ptr<NullSpaceSparseSystem> sparse;
   long sparse_steps = 0, dense_fallbacks = 0;
+  // The first iterate q1 = q0 + h mean_velocity, mean_velocity = (v0 + v1_start) / 2 with
+  // v1_start extrapolated from the last steps (`predictor`, extrapolator.h) or v0.
+  Extrapolator velocity_history;
+  Vector v1_start, mean_velocity;
 };
 
 class NullSpaceEm final : public FixedStepMethod {
@@ -115,13 +123,8 @@ class NullSpaceEm final : public FixedStepMethod {
   // explicit: the paper's P where a tree allows it, else local coordinates; local: local
   // coordinates everywhere; generic: the n-unknown form everywhere.
   enum class Mode { kExplicit, kLocal, kGeneric };
-  NullSpaceEm(double tol, int max_iterations, bool condition_every_step, Mode mode,
-              ConstraintSolves solves)
-      : tol_(tol),
-        max_iterations_(max_iterations),
-        condition_every_step_(condition_every_step),
-        mode_(mode),
-        solves_(solves) {}
+  NullSpaceEm(const MidpointNewton& newton, Mode mode, ConstraintSolves solves)
+      : newton_(newton), mode_(mode), solves_(solves) {}
 
   std::string CheckApplicable(const Problem& problem) const override {
     return CheckMidpointSchemeApplicable(problem);
@@ -131,10 +134,11 @@ class NullSpaceEm final : public FixedStepMethod {
   std::unique_ptr<FixedStepWorkspace> Begin(const Problem& problem, double /*h*/,
                                             FixedStepState& state, WorkCounters& /*counters*/,
                                             std::string& /*error*/) const override {
-    auto ws = std::make_unique<NullSpaceWorkspace>(problem);
+    auto ws = std::make_unique<NullSpaceWorkspace>(problem, newton_.extrapolate_start);
     if (mode_ == Mode::kExplicit) ws->tree = SphericalTree::Make(problem);
     if (!ws->tree && mode_ != Mode::kGeneric)
       ws->sparse = NullSpaceSparseSystem::Make(*problem.dae, ws->kept, solves_);
+    ws->velocity_history.Start(state.v);
     state.lambda = Vector::Zero(ws->m_all);
     state.has_multipliers = ws->m_all > 0;
     return ws;
@@ -143,6 +147,22 @@ class NullSpaceEm final : public FixedStepMethod {
   StepStatus Step(FixedStepWorkspace& base, double h, FixedStepState& state,
                   WorkCounters& counters) const override {
     auto& w = static_cast<NullSpaceWorkspace&>(base);
+    // The mid-point rule's increment is h (v0 + v1) / 2 (discrete_gradient.h).
+    if (w.velocity_history.Predict(h, w.v1_start) > 0) {
+      w.mean_velocity = 0.5 * (state.v + w.v1_start);
+    } else {
+      w.mean_velocity = state.v;  // the constant start: q1 = q0 + h v0
+    }
+    const StepStatus status = StepOnRoute(w, h, state, counters);
+    if (status.ok) w.velocity_history.Accept(state.v, h);
+    return status;
+  }
+
+  // Step from the first iterate q0 + h mean_velocity: the paper's reparametrisation where
+  // the model is a tree, else local coordinates (sparse or dense route), else (and at a
+  // singular position) the generic n-unknown form.
+  StepStatus StepOnRoute(NullSpaceWorkspace& w, double h, FixedStepState& state,
+                         WorkCounters& counters) const {
     w.balance.BeginStep(state.t, h, state.q, state.v);
     if (w.tree) return ReducedStep(w, h, state, counters);
     if (mode_ != Mode::kGeneric && w.m > 0) {
@@ -169,9 +189,9 @@ class NullSpaceEm final : public FixedStepMethod {
     const int n = w.n, m = w.m;
     w.newton_unknowns = std::max(w.newton_unknowns, n);
     Vector& dq = w.dq;
-    dq = h * state.v;  // predictor of the increment q1 - q0
+    dq = h * w.mean_velocity;  // predictor of the increment q1 - q0
     bool polish = false;
-    for (int it = 0; it < max_iterations_; ++it) {
+    for (int it = 0; it < newton_.max_iterations; ++it) {
       w.balance.ResidualFromStep(dq, w.r);
       const Vector& q1 = w.balance.q1();
       dae.CalcPhiQ(dws, w.balance.t_mid(), w.balance.q_mid(), w.g_all);
@@ -225,7 +245,7 @@ class NullSpaceEm final : public FixedStepMethod {
       }
     }
     return StepStatus::Failed("null-space-em: Newton did not converge in " +
-                              std::to_string(max_iterations_) + " iterations");
+                              std::to_string(newton_.max_iterations) + " iterations");
   }
 
   // Paper 002 s2.2.2 with the explicit P (eq 92) and the reparametrisation q1 = F(mu)
@@ -238,10 +258,11 @@ class NullSpaceEm final : public FixedStepMethod {
     const MechanicalDae& dae = w.balance.dae();
     DaeWorkspace& dws = w.balance.workspace();
     const int n = w.n, dof = w.tree->dof();
-    // Predictor: the generalised velocities of v0 times h (P(q0) w = v0).
+    // Predictor: the generalised velocities of the start's mean velocity times h
+    // (P(q0) w = mean_velocity).
     w.tree->NullSpace(state.q, w.reduced_p);
     w.reduced_qr.compute(w.reduced_p);
-    w.velocity = state.v;
+    w.velocity = w.mean_velocity;
     Vector& increments = w.increments;
     increments.resize(dof);
     SolveWithQr(w.reduced_qr, w.velocity, increments);
@@ -254,7 +275,7 @@ class NullSpaceEm final : public FixedStepMethod {
     q_plus.resize(n);
     q_minus.resize(n);
     w.reduced_f.resize(n, dof);
-    for (int it = 0; it < max_iterations_; ++it) {
+    for (int it = 0; it < newton_.max_iterations; ++it) {
       w.tree->Configuration(state.q, increments, q1);
       w.balance.Residual(q1, w.r);
       w.tree->NullSpace(w.balance.q_mid(), w.reduced_p);
@@ -279,7 +300,7 @@ class NullSpaceEm final : public FixedStepMethod {
       increments += w.delta;
       w.tree->WrapRotations(increments);  // the same q1, away from |theta| = 2 pi
       if (w.delta.lpNorm<Eigen::Infinity>() <=
-          tol_ * (1.0 + increments.lpNorm<Eigen::Infinity>())) {
+          newton_.tol * (1.0 + increments.lpNorm<Eigen::Infinity>())) {
         w.tree->Configuration(state.q, increments, q1);
         w.balance.Residual(q1, w.r);
         return AcceptStep(w, h, state);
@@ -287,7 +308,7 @@ class NullSpaceEm final : public FixedStepMethod {
     }
     return StepStatus::Failed(
         "null-space-em (explicit S-pair null space): Newton did not converge in " +
-        std::to_string(max_iterations_) + " iterations");
+        std::to_string(newton_.max_iterations) + " iterations");
   }
 
   // The degrees of freedom as unknowns through local coordinates (header comment):
@@ -313,14 +334,14 @@ class NullSpaceEm final : public FixedStepMethod {
     w.newton_unknowns = std::max(w.newton_unknowns, d);
     w.lift_delta.resize(rank);  // SolveWithQr writes x in place (no-op after the first step)
     w.lift_qr_valid = false;    // new bases
-    // Predictor: the increment h v0 split along the bases.
-    w.z.noalias() = w.basis_u.transpose() * state.v;
+    // Predictor: the increment h mean_velocity split along the bases.
+    w.z.noalias() = w.basis_u.transpose() * w.mean_velocity;
     w.z *= h;
-    w.y.noalias() = w.basis_v.transpose() * state.v;
+    w.y.noalias() = w.basis_v.transpose() * w.mean_velocity;
     w.y *= h;
     Vector& q1 = w.q1;
     bool polish = false;
-    for (int it = 0; it < max_iterations_; ++it) {
+    for (int it = 0; it < newton_.max_iterations; ++it) {
       if (!Lift(w, t1, state.q, q1)) return StepStatus::Failed(kLiftFailed);
       w.balance.ResidualFromStep(w.dq, w.r);
       dae.CalcPhiQ(dws, w.balance.t_mid(), w.balance.q_mid(), w.g_all);
@@ -362,7 +383,7 @@ class NullSpaceEm final : public FixedStepMethod {
       }
     }
     return StepStatus::Failed("null-space-em (local coordinates): Newton did not converge in " +
-                              std::to_string(max_iterations_) + " iterations");
+                              std::to_string(newton_.max_iterations) + " iterations");
   }
 
   // LocalStep on the sparse route (null_space_sparse_system.h): the same Newton iteration on
@@ -375,10 +396,10 @@ class NullSpaceEm final : public FixedStepMethod {
     NullSpaceSparseSystem& sparse = *w.sparse;
     const double t1 = state.t + h;
     w.newton_unknowns = std::max(w.newton_unknowns, sparse.dof());
-    if (!sparse.BeginStep(dws, state.t, state.q, state.v, h, w.z, w.y)) return false;
+    if (!sparse.BeginStep(dws, state.t, state.q, w.mean_velocity, h, w.z, w.y)) return false;
     Vector& q1 = w.q1;
     bool polish = false;
-    for (int it = 0; it < max_iterations_; ++it) {
+    for (int it = 0; it < newton_.max_iterations; ++it) {
       if (!sparse.Lift(dws, t1, state.q, w.z, w.y, w.dq, q1)) return false;
       w.balance.ResidualFromStep(w.dq, w.r);
       if (!sparse.Midpoint(dws, w.balance.t_mid(), w.balance.q_mid(), w.r, w.mu)) return false;
@@ -499,7 +520,7 @@ class NullSpaceEm final : public FixedStepMethod {
   // so convergence is fast-linear, and the extra iteration keeps the energy and momentum
   // errors at rounding level (a random walk otherwise).
   bool Converged(const NullSpaceWorkspace& w, const Vector& q1, bool& polish) const {
-    if (w.delta.lpNorm<Eigen::Infinity>() > tol_ * (1.0 + q1.lpNorm<Eigen::Infinity>()))
+    if (w.delta.lpNorm<Eigen::Infinity>() > newton_.tol * (1.0 + q1.lpNorm<Eigen::Infinity>()))
       return false;
     if (polish) return true;
     polish = true;
@@ -527,7 +548,7 @@ class NullSpaceEm final : public FixedStepMethod {
   // The condition number (a metric only) at this step's first iteration: every step or the
   // first, and not in the harness's timed repeats (RunSettings::diagnostics).
   bool ConditionDue(const NullSpaceWorkspace& w) const {
-    return w.diagnostics && (condition_every_step_ || w.condition_first < 0.0);
+    return w.diagnostics && (newton_.condition_every_step || w.condition_first < 0.0);
   }
 
   static void RecordCondition(NullSpaceWorkspace& w) {
@@ -544,9 +565,7 @@ class NullSpaceEm final : public FixedStepMethod {
   static constexpr double kLiftContraction = 0.1;
   static constexpr double kLiftTolerance = 1e-14;
 
-  double tol_;
-  int max_iterations_;
-  bool condition_every_step_;
+  MidpointNewton newton_;
   Mode mode_;
   ConstraintSolves solves_;
 };
@@ -556,8 +575,7 @@ class NullSpaceEm final : public FixedStepMethod {
 std::unique_ptr<Method> MakeNullSpaceEm(const ParameterSet& params) {
   const std::string mode = params.GetString("null_space", "explicit");
   return std::make_unique<NullSpaceEm>(
-      params.GetDouble("tol", 1e-12), static_cast<int>(params.GetDouble("max_iterations", 30)),
-      params.GetString("condition", "every-step") == "every-step",
+      MidpointNewton::FromParameters(params),
       mode == "generic" ? NullSpaceEm::Mode::kGeneric
       : mode == "local" ? NullSpaceEm::Mode::kLocal
                         : NullSpaceEm::Mode::kExplicit,

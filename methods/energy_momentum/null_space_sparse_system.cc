@@ -71,12 +71,12 @@ NullSpaceSparseSystem::NullSpaceSparseSystem(const MechanicalDae& dae, const std
 }
 
 bool NullSpaceSparseSystem::BeginStep(DaeWorkspace& ws, double t0, const Vector& q0,
-                                      const Vector& v0, double h, Vector& z, Vector& y) {
+                                      const Vector& v, double h, Vector& z, Vector& y) {
   if (!start_->Factor(ws, t0, q0) || !start_->NullSpaceBasis(seeds_, tangent_basis_)) return false;
-  // h v0 = U U^T h v0 + G0^T S0^-1 G0 h v0: the dense form's predictor, in this chart.
-  z.noalias() = tangent_basis_.transpose() * v0;
+  // h v = U U^T h v + G0^T S0^-1 G0 h v: the dense form's predictor, in this chart.
+  z.noalias() = tangent_basis_.transpose() * v;
   z *= h;
-  start_->MultiplyJacobian(v0, vec_m_);
+  start_->MultiplyJacobian(v, vec_m_);
   y.resize(m_);  // a no-op after the first step
   start_->SolveMinimumNorm(vec_m_, vec_n_, y);
   y *= h;

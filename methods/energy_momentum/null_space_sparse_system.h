@@ -57,8 +57,9 @@ class NullSpaceSparseSystem {
   int dof() const { return n_ - m_; }
 
   /// At the step's start (t0, q0): factors S0, forms U and splits the predictor increment
-  /// h v0 into z = U^T h v0 and y = S0^-1 G0 h v0. False if S0 is too close to singular.
-  bool BeginStep(DaeWorkspace& ws, double t0, const Vector& q0, const Vector& v0, double h,
+  /// h v into z = U^T h v and y = S0^-1 G0 h v (v: v0, or the mean of v0 and an
+  /// extrapolated v1). False if S0 is too close to singular.
+  bool BeginStep(DaeWorkspace& ws, double t0, const Vector& q0, const Vector& v, double h,
                  Vector& z, Vector& y);
   /// y such that Phi(t1, q0 + dq) = 0 to rounding, dq = U z + G0^T y (warm-started from y);
   /// sets dq and q1 = q0 + dq. False if it does not converge.

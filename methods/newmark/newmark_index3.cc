@@ -43,9 +43,9 @@
 #include <string>
 
 #include "methods/common/acceleration_solver.h"
+#include "methods/common/extrapolator.h"
 #include "methods/common/sparse_kkt_system.h"
 #include "methods/fixed_step_method.h"
-#include "methods/newmark/extrapolator.h"
 #include "methods/newmark/newmark_common.h"
 #include "methods/newmark/newmark_methods.h"
 #include "problems/constraint_factorization.h"

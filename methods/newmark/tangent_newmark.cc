@@ -89,8 +89,8 @@
 #include <string>
 
 #include "methods/common/acceleration_solver.h"
+#include "methods/common/extrapolator.h"
 #include "methods/fixed_step_method.h"
-#include "methods/newmark/extrapolator.h"
 #include "methods/newmark/newmark_common.h"
 #include "methods/newmark/newmark_methods.h"
 #include "methods/newmark/tangent_sparse_system.h"

@@ -1,5 +1,5 @@
-// Extrapolated starting values for the Newmark iterations (extrapolator.h).
-#include "methods/newmark/extrapolator.h"
+// Extrapolated starting values of the implicit fixed-step iterations (extrapolator.h).
+#include "methods/common/extrapolator.h"
 
 #include <algorithm>
 #include <cmath>
@@ -17,6 +17,7 @@ void Extrapolator::Start(const Vector& y0) {
 }
 
 void Extrapolator::Accept(const Vector& y, double h) {
+  if (count_ == 0) return Start(y);
   // Backward differences need equal steps: after a step of another length only the two
   // newest records (that step's ends) are kept.
   if (count_ >= 2 && h != h_) count_ = 1;
@@ -28,6 +29,7 @@ void Extrapolator::Accept(const Vector& y, double h) {
 }
 
 int Extrapolator::Predict(double h, Vector& y_next) const {
+  if (count_ == 0) return -1;
   const int order = extrapolate_ && h == h_ ? ChooseOrder() : 0;
   if (order == 0) {
     y_next = history_.col(0);

@@ -1,12 +1,13 @@
-// The starting iterate of a Newmark step's iteration (`predictor=extrapolation` of the
-// constrained methods of paper 001): a_{n+1}, and newmark-index3's lambda_{n+1},
-// extrapolated from their values at the last accepted steps.
+// Starting values of the implicit fixed-step methods' iterations (`predictor=extrapolation`):
+// a quantity recorded at the ends of the last accepted steps, extrapolated to the end of the
+// next one. The Newmark methods of paper 001 extrapolate a_{n+1} (newmark-index3 also
+// lambda_{n+1}); the mid-point schemes of paper 002 v_{n+1} (constrained-em also lambda).
 //
 // The iteration's answer does not depend on where it starts (it ends when a pass changes
 // the iterate by less than the tolerance), its number of passes does: the first pass
 // removes most of the starting error and the next ones contract about quadratically in
-// it. Starting from a_{n+1} = a_n (the classical start, `predictor=constant`) leaves an
-// error h |a'|; extrapolating over equal steps by backward differences,
+// it. Starting from y_{n+1} = y_n (the classical start, `predictor=constant`) leaves an
+// error h |y'|; extrapolating over equal steps by backward differences,
 //   order p:  y_{n+1} ~ sum_{j=0..p} nabla^j y_n   (p = 1: 2 y_n - y_{n-1},
 //                                                   p = 2: 3 y_n - 3 y_{n-1} + y_{n-2}),
 // leaves h^{p+1} |y^{(p+1)}| where the steps resolve the motion. Where they do not (a
@@ -36,11 +37,13 @@ class Extrapolator {
   /// The history starts again from the value at the initial state.
   void Start(const Vector& y0);
 
-  /// Records the value at the end of an accepted step of length h.
+  /// Records the value at the end of an accepted step of length h (the first record, as
+  /// Start, if there is none: a quantity without a value at the initial state).
   void Accept(const Vector& y, double h);
 
-  /// The starting value for a step of length h from the last recorded one (Start or
-  /// Accept): y_n itself, or its extrapolation. Returns the order used (0: y_n).
+  /// The starting value for a step of length h: y_n (the last record) or its
+  /// extrapolation. Returns the order used: 0 for y_n, -1 if there is no record yet (then
+  /// y_next is left as it is).
   int Predict(double h, Vector& y_next) const;
 
  private:
