@@ -68,9 +68,10 @@
 // 73 % of a step on Bricard when taken every pass. omega (section 5) then uses the
 // stiffness of the step's last refresh. With `derivatives=reuse` the terms are also kept
 // from one step to the next while the last pass contracted well and the step took at most
-// kReusePasses passes: Bricard at h = 0.01, 420 -> 192 us per step (3.96 passes per step
-// instead of 3, 8 refreshes in 200 steps; reusing until the contraction test fails took
-// 4.6 passes and 210 us). omega is then reported only for the steps that refreshed.
+// kReusePasses passes: Bricard at h = 0.01, 420 -> 192 us per step when introduced (3.96
+// passes per step instead of 3, 8 refreshes in 200 steps; reusing until the contraction
+// test fails took 4.6 passes and 210 us); from the extrapolated start the default takes 2
+// passes and is the faster. omega is then reported only for the steps that refreshed.
 //
 // Starting iterate (not fixed by the paper): the Newmark formulas with a_{n+1} = a_n
 // (`predictor=constant`) or extrapolated from the last steps (`extrapolation`, the default;
