@@ -1,7 +1,7 @@
 // A RunSpec for a catalogue problem with parameters, settings and horizon, no timing
 // repeats: how the tests describe a run in one line; the same run on the dense and the
-// sparse route; and the catalogue problems in the directors formulation the energy-momentum
-// schemes take.
+// sparse route, or from both starting iterates; and the catalogue problems in the directors
+// formulation the energy-momentum schemes take.
 #pragma once
 
 #include <map>
@@ -40,6 +40,21 @@ inline DenseAndSparseRuns ExecuteOnBothRoutes(const std::string& problem, const 
   out.dense = Execute(Spec(problem, method, problem_params, settings, t_end));
   settings["constraint_solves"] = "sparse";
   out.sparse = Execute(Spec(problem, method, problem_params, settings, t_end));
+  return out;
+}
+
+/// One run at step h executed twice, with `predictor` = constant and = extrapolation: the
+/// comparisons of the extrapolated starting iterate (methods/common/extrapolator.h) with
+/// the classical one.
+struct PredictorRuns {
+  RunRecord constant, extrapolated;
+};
+inline PredictorRuns ExecuteFromBothStarts(const std::string& problem, const std::string& method,
+                                           const std::string& h, double t_end) {
+  PredictorRuns out;
+  out.constant = Execute(Spec(problem, method, {}, {{"h", h}, {"predictor", "constant"}}, t_end));
+  out.extrapolated =
+      Execute(Spec(problem, method, {}, {{"h", h}, {"predictor", "extrapolation"}}, t_end));
   return out;
 }
 

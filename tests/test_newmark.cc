@@ -341,10 +341,7 @@ TEST_CASE("The extrapolated start saves passes and keeps the step's answer", "[n
   // h |a''| / |a'| and the second pass's change is already below the tolerance (401, 406).
   // 0.8 x the passes leaves room for a third pass on a fifth of the steps.
   for (const char* method : {"tangent-newmark", "newmark-index3"}) {
-    auto run = [method](const char* predictor) {
-      return Execute(Spec("bricard", method, {}, {{"h", "0.01"}, {"predictor", predictor}}, 2.0));
-    };
-    const RunRecord constant = run("constant"), extrapolated = run("extrapolation");
+    const auto [constant, extrapolated] = ExecuteFromBothStarts("bricard", method, "0.01", 2.0);
     INFO(method);
     REQUIRE(constant.status == RunStatus::kOk);
     REQUIRE(extrapolated.status == RunStatus::kOk);
@@ -352,9 +349,7 @@ TEST_CASE("The extrapolated start saves passes and keeps the step's answer", "[n
     // The same root to the tolerance: each step's accepted iterate is within about its last
     // change, below 1e-10 x (1 + |x| ~ 1.5), of the root; 200 steps add at most 3e-8 m.
     // (Measured 7e-14 and 4e-14 m.)
-    REQUIRE(constant.final_q.size() == extrapolated.final_q.size());
-    for (size_t i = 0; i < constant.final_q.size(); ++i)
-      CHECK(std::abs(constant.final_q[i] - extrapolated.final_q[i]) < 1e-7);
+    CHECK(FinalCoordinateDifference(constant, extrapolated) < 1e-7);
     // Position constraints at round-off on both (Bricard's cond(Phi_q) is small).
     CHECK(extrapolated.metrics.position_residual_max < 1e3 * 2.2e-16);
   }
