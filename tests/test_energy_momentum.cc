@@ -412,8 +412,8 @@ TEST_CASE("the extrapolated start saves Newton passes and keeps the step's answe
           "[energy-momentum]") {
   // Double four-bar (directors) at h = 0.01 over 2 s: q1 = q0 + h (v0 + v1) / 2 with v1 (and
   // constrained-em's lambda) extrapolated starts closer to the root than q0 + h v0, by
-  // about h^2 |v''| against h |v'| (methods/common/extrapolator.h): null-space-em 792 -> 654
-  // passes, constrained-em 612 -> 495. 0.9 x the passes is about half that saving.
+  // about h^2 |v''| against h |v'| (methods/common/extrapolator.h): null-space-em 792 -> 601
+  // passes, constrained-em 612 -> 424. 0.9 x the passes is about a third of that saving.
   for (const char* method : {"null-space-em", "constrained-em"}) {
     const auto [constant, extrapolated] =
         ExecuteFromBothStarts("double_four_bar", method, "0.01", 2.0);

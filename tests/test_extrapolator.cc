@@ -36,24 +36,29 @@ TEST_CASE("Extrapolator is exact on the polynomials of its order", "[newmark][ex
   CHECK((next - quadratic(0.4)).lpNorm<Eigen::Infinity>() < 1e-14);
   // With three records order 2 cannot be backtested: the best testable one, order 1.
   CHECK(PredictNext(e, quadratic, h, 3, next) == 1);
+  // Cubic: order 3 from five records.
+  auto cubic = [](double t) { return Value(t * t * t - t, 2.0 - 3.0 * t * t * t); };
+  CHECK(PredictNext(e, cubic, h, 5, next) == 3);
+  CHECK((next - cubic(0.5)).lpNorm<Eigen::Infinity>() < 1e-14);
 }
 
 TEST_CASE("Extrapolator's prediction error has the order of the extrapolation",
           "[newmark][extrapolator]") {
-  // On y = (sin(1 + t), cos(1 + 2t)) the order chosen at small steps is 2, whose error is
-  // h^3 |y'''| + (3/2) h^4 |y''''| + ...: halving h divides it by 8 (observed order 3 within
-  // 0.1; the h^4 term is 1.5 % of the first near t = 0.05 at h = 0.01).
+  // On y = (sin(1 + t), cos(1 + 2t)) the order chosen at small steps is the highest, 3,
+  // whose error is h^4 |y''''| + 2 h^5 |y^(5)| + ...: halving h divides it by 16 (observed
+  // order 4 within 0.1; the h^5 term is 4 % of the first near t = 0.05 at h = 0.005).
+  static_assert(Extrapolator::kMaxOrder == 3, "the expected order below");
   auto smooth = [](double t) { return Value(std::sin(1.0 + t), std::cos(1.0 + 2.0 * t)); };
   double errors[2];
   for (int i = 0; i < 2; ++i) {
-    const double h = 0.01 / (1 << i);
-    const int records = 5 << i;  // predicts y(0.05) both times
+    const double h = 0.005 / (1 << i);
+    const int records = 10 << i;  // predicts y(0.05) both times
     Extrapolator e(2, true);
     Vector next(2);
-    CHECK(PredictNext(e, smooth, h, records, next) == 2);
+    CHECK(PredictNext(e, smooth, h, records, next) == 3);
     errors[i] = (next - smooth(records * h)).lpNorm<Eigen::Infinity>();
   }
-  CHECK(std::abs(std::log2(errors[0] / errors[1]) - 3.0) < 0.1);
+  CHECK(std::abs(std::log2(errors[0] / errors[1]) - 4.0) < 0.1);
 }
 
 TEST_CASE("Extrapolator keeps the classical start where the history cannot be trusted",

@@ -54,7 +54,7 @@ int Extrapolator::ChooseOrder() const {
 
 double Extrapolator::Extrapolate(int p, int first, Eigen::Index row) const {
   static constexpr double kCoefficients[kMaxOrder + 1][kMaxOrder + 1] = {
-      {1.0, 0.0, 0.0}, {2.0, -1.0, 0.0}, {3.0, -3.0, 1.0}};
+      {1.0, 0.0, 0.0, 0.0}, {2.0, -1.0, 0.0, 0.0}, {3.0, -3.0, 1.0, 0.0}, {4.0, -6.0, 4.0, -1.0}};
   double sum = 0.0;
   for (int i = 0; i <= p; ++i) sum += kCoefficients[p][i] * history_(row, first + i);
   return sum;

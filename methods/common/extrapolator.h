@@ -8,8 +8,9 @@
 // removes most of the starting error and the next ones contract about quadratically in
 // it. Starting from y_{n+1} = y_n (the classical start, `predictor=constant`) leaves an
 // error h |y'|; extrapolating over equal steps by backward differences,
-//   order p:  y_{n+1} ~ sum_{j=0..p} nabla^j y_n   (p = 1: 2 y_n - y_{n-1},
-//                                                   p = 2: 3 y_n - 3 y_{n-1} + y_{n-2}),
+//   order p:  y_{n+1} ~ sum_{j=0..p} nabla^j y_n,
+//   p = 1: 2 y_n - y_{n-1},  p = 2: 3 y_n - 3 y_{n-1} + y_{n-2},
+//   p = 3: 4 y_n - 6 y_{n-1} + 4 y_{n-2} - y_{n-3},
 // leaves h^{p+1} |y^{(p+1)}| where the steps resolve the motion. Where they do not (a
 // solution that alternates from step to step, as the trapezoidal rule's index-3
 // accelerations do, or just after a jump of a force) extrapolation overshoots, so each
@@ -28,8 +29,10 @@ namespace mbb {
 
 class Extrapolator {
  public:
-  /// Highest extrapolation order (2: quadratic).
-  static constexpr int kMaxOrder = 2;
+  /// Highest extrapolation order (3: cubic). Measured at h = 0.01 over 2 s on the double
+  /// four-bar, passes with the highest order 2 / 3 / 4: tangent-newmark 476 / 444 / 441,
+  /// constrained-em 495 / 424 / 408, null-space-em 654 / 601 / 601.
+  static constexpr int kMaxOrder = 3;
 
   /// A history of vectors of size n; `extrapolate` false: Predict always gives y_n.
   Extrapolator(int n, bool extrapolate);

@@ -179,14 +179,17 @@ class NewmarkIndex3 final : public FixedStepMethod {
         return StepStatus::Failed("singular iteration matrix (redundant constraints?)");
       s.q += w.delta.head(n);
       for (int i = 0; i < w.Kept(); ++i) s.lambda[w.kept[i]] += w.delta[n + i] / bh2;
-      // Converged once the change of a is below tol relative, or q changes at round-off.
+      // Converged once the change of a is below tol relative, or q changes at round-off,
+      // after a second pass at least: the first one also corrects the start's multipliers,
+      // and a large multiplier correction leaves its solve's round-off in q (the same rule as
+      // constrained-em's; from the constant start no step converged in one pass).
       const double dq_norm = w.delta.head(n).lpNorm<Eigen::Infinity>();
       refresh = dq_norm > kSlowContraction * previous_norm ||
                 dq_norm > kLargeCorrection * (1.0 + s.q.lpNorm<Eigen::Infinity>());
       previous_norm = dq_norm;
       const double eps = std::numeric_limits<double>::epsilon();
-      if (dq_norm <= bh2 * params_.tol * (1.0 + s.a.lpNorm<Eigen::Infinity>()) +
-                         4.0 * eps * (1.0 + s.q.lpNorm<Eigen::Infinity>())) {
+      if (k > 0 && dq_norm <= bh2 * params_.tol * (1.0 + s.a.lpNorm<Eigen::Infinity>()) +
+                                  4.0 * eps * (1.0 + s.q.lpNorm<Eigen::Infinity>())) {
         s.a = (s.q - w.q_pred) / bh2;
         s.v.noalias() = w.v_pred + gamma * h * s.a;
         w.acceleration_history.Accept(s.a, h);
