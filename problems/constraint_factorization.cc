@@ -15,8 +15,7 @@ ConstraintFactorization::ConstraintFactorization(int m, int n)
       basis_(n, n),
       work_mc_(m, std::max(n, 1)),
       y_(m),
-      x_(n),
-      householder_work_(n) {}
+      x_(n) {}
 
 void ConstraintFactorization::Compute(const Eigen::Ref<const Matrix>& phi_q, int max_rank) {
   MBB_INVARIANT(phi_q.rows() == m_ && phi_q.cols() == n_, "Compute: phi_q must be m x n");

@@ -146,7 +146,7 @@ class ConstraintFactorization {
   PivotedQr qr_;
   Matrix basis_;  // [Y Z] once FormBases() ran
   Matrix work_mc_;
-  Vector y_, x_, householder_work_;
+  Vector y_, x_;
   int rank_ = 0, computed_rank_ = 0;
   bool bases_formed_ = false;
 };
