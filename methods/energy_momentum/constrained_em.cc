@@ -20,7 +20,6 @@
 #include <cmath>
 #include <limits>
 
-#include "methods/common/extrapolator.h"
 #include "methods/energy_momentum/discrete_gradient.h"
 #include "methods/energy_momentum/energy_momentum_methods.h"
 #include "methods/fixed_step_method.h"
@@ -55,9 +54,8 @@ struct ConstrainedWorkspace final : FixedStepWorkspace {
         lu(n + m),
         solver(n + m, n + m),
         condition_svd(n + m, n + m),
-        velocity_history(n, extrapolate),
-        multiplier_history(m, extrapolate),
-        v1_start(n) {}
+        start(n, extrapolate),
+        multiplier_history(m, extrapolate) {}
   MidpointBalance balance;
   std::vector<int> kept;  // independent constraint rows (IndependentConstraintRows)
   int n, m, m_all;
@@ -72,10 +70,10 @@ struct ConstrainedWorkspace final : FixedStepWorkspace {
   double condition_first = -1.0, condition_max = 0.0;
   double energy_residual_max = 0.0;  // StepEnergyResidual over the run
   long steps = 0;
-  // The first iterate's v1 and lambda (`predictor`, extrapolator.h); the multipliers have
-  // their first record at the end of the first step.
-  Extrapolator velocity_history, multiplier_history;
-  Vector v1_start;
+  // The first iterate's q1 (MidpointStart) and lambda (`predictor`, extrapolator.h); the
+  // multipliers have their first record at the end of the first step.
+  MidpointStart start;
+  Extrapolator multiplier_history;
 };
 
 class ConstrainedEm final : public FixedStepMethod {
@@ -91,7 +89,7 @@ class ConstrainedEm final : public FixedStepMethod {
                                             FixedStepState& state, WorkCounters& /*counters*/,
                                             std::string& /*error*/) const override {
     auto ws = std::make_unique<ConstrainedWorkspace>(problem, newton_.extrapolate_start);
-    ws->velocity_history.Start(state.v);
+    ws->start.Begin(state.v);
     state.lambda = Vector::Zero(ws->m_all);
     state.has_multipliers = ws->m_all > 0;
     return ws;
@@ -108,11 +106,7 @@ class ConstrainedEm final : public FixedStepMethod {
     Vector& lambda = w.lambda;
     // First iterate: the increment h (v0 + v1) / 2 of the mid-point rule with v1 and lambda
     // extrapolated from the last steps, or h v0 and the last step's lambda (`predictor`).
-    if (w.velocity_history.Predict(h, w.v1_start) > 0) {
-      dq = (0.5 * h) * (state.v + w.v1_start);
-    } else {
-      dq = h * state.v;
-    }
+    dq = h * w.start.MeanVelocity(h, state.v);
     SelectRows(state.lambda, w.kept, lambda);
     w.multiplier_history.Predict(h, lambda);  // leaves lambda before the first record
     for (int it = 0; it < newton_.max_iterations; ++it) {
@@ -163,7 +157,7 @@ class ConstrainedEm final : public FixedStepMethod {
         state.q = w.balance.q1();
         state.lambda.setZero();
         for (int i = 0; i < m; ++i) state.lambda[w.kept[i]] = lambda[i];
-        w.velocity_history.Accept(state.v, h);
+        w.start.Accept(state.v, h);
         w.multiplier_history.Accept(lambda, h);
         state.t += h;
         ++w.steps;

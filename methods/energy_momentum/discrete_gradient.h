@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "methods/common/extrapolator.h"
 #include "problems/constraint_factorization.h"
 #include "problems/problem.h"
 
@@ -56,6 +57,32 @@ class ConstraintHessians {
   const MechanicalDae& dae_;
   bool constant_ = false;
   std::vector<Entry> entries_;
+};
+
+/// The first iterate of a mid-point step, q1 = q0 + h mean, with the rule's own mean
+/// velocity (v0 + v1) / 2 and v1 extrapolated from the last accepted steps
+/// (`predictor=extrapolation`, methods/common/extrapolator.h), or mean = v0 (`constant`, and
+/// where the history chooses no extrapolation). Allocates only at construction.
+class MidpointStart {
+ public:
+  MidpointStart(int n, bool extrapolate) : velocities_(n, extrapolate), v1_(n), mean_(n) {}
+  /// The history starts from the initial velocity.
+  void Begin(const Vector& v0) { velocities_.Start(v0); }
+  /// The mean velocity of the first iterate of a step of length h from v0.
+  const Vector& MeanVelocity(double h, const Vector& v0) {
+    if (velocities_.Predict(h, v1_) > 0) {
+      mean_ = 0.5 * (v0 + v1_);
+    } else {
+      mean_ = v0;
+    }
+    return mean_;
+  }
+  /// Records the velocity at the end of an accepted step of length h.
+  void Accept(const Vector& v1, double h) { velocities_.Accept(v1, h); }
+
+ private:
+  Extrapolator velocities_;
+  Vector v1_, mean_;
 };
 
 /// The momentum balance (10.2) without the constraint forces, in impulse form:

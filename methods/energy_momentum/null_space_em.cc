@@ -38,7 +38,6 @@
 #include <cmath>
 #include <limits>
 
-#include "methods/common/extrapolator.h"
 #include "methods/energy_momentum/discrete_gradient.h"
 #include "methods/energy_momentum/energy_momentum_methods.h"
 #include "methods/energy_momentum/null_space_sparse_system.h"
@@ -72,8 +71,7 @@ struct NullSpaceWorkspace final : FixedStepWorkspace {
         condition_svd(n + m, n),
         start_qr(m, n),
         mid_qr(m, n),
-        velocity_history(n, extrapolate),
-        v1_start(n),
+        start(n, extrapolate),
         mean_velocity(n) {}
   MidpointBalance balance;
   std::vector<int> kept;  // independent constraint rows (IndependentConstraintRows)
@@ -112,10 +110,9 @@ struct NullSpaceWorkspace final : FixedStepWorkspace {
   // The local-coordinate step's sparse route (null_space_sparse_system.h); null: dense.
   std::unique_ptr<NullSpaceSparseSystem> sparse;
   long sparse_steps = 0, dense_fallbacks = 0;
-  // The first iterate q1 = q0 + h mean_velocity, mean_velocity = (v0 + v1_start) / 2 with
-  // v1_start extrapolated from the last steps (`predictor`, extrapolator.h) or v0.
-  Extrapolator velocity_history;
-  Vector v1_start, mean_velocity;
+  // The first iterate q1 = q0 + h mean_velocity (`predictor`, MidpointStart).
+  MidpointStart start;
+  Vector mean_velocity;
 };
 
 class NullSpaceEm final : public FixedStepMethod {
@@ -138,7 +135,7 @@ class NullSpaceEm final : public FixedStepMethod {
     if (mode_ == Mode::kExplicit) ws->tree = SphericalTree::Make(problem);
     if (!ws->tree && mode_ != Mode::kGeneric)
       ws->sparse = NullSpaceSparseSystem::Make(*problem.dae, ws->kept, solves_);
-    ws->velocity_history.Start(state.v);
+    ws->start.Begin(state.v);
     state.lambda = Vector::Zero(ws->m_all);
     state.has_multipliers = ws->m_all > 0;
     return ws;
@@ -147,14 +144,9 @@ class NullSpaceEm final : public FixedStepMethod {
   StepStatus Step(FixedStepWorkspace& base, double h, FixedStepState& state,
                   WorkCounters& counters) const override {
     auto& w = static_cast<NullSpaceWorkspace&>(base);
-    // The mid-point rule's increment is h (v0 + v1) / 2 (discrete_gradient.h).
-    if (w.velocity_history.Predict(h, w.v1_start) > 0) {
-      w.mean_velocity = 0.5 * (state.v + w.v1_start);
-    } else {
-      w.mean_velocity = state.v;  // the constant start: q1 = q0 + h v0
-    }
+    w.mean_velocity = w.start.MeanVelocity(h, state.v);
     const StepStatus status = StepOnRoute(w, h, state, counters);
-    if (status.ok) w.velocity_history.Accept(state.v, h);
+    if (status.ok) w.start.Accept(state.v, h);
     return status;
   }
 
