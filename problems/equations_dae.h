@@ -81,6 +81,16 @@ template <class E>
 struct HasRowHessians<E, std::void_t<decltype(std::declval<const E&>().RowsWithHessians())>>
     : std::true_type {};
 
+/// True if Equations gives Phi_q and gamma by hand in doubles (model_equations.h,
+/// kHasHandConstraintDerivatives): VisitConstraintJacobian(q, take(row, col, value)), a
+/// sequence of (row, col) that does not depend on q, and ConstraintGamma. EquationsDae checks
+/// both against dual numbers once per model (DetectHandDerivatives).
+template <class E, class = void>
+struct HasHandConstraintDerivatives : std::false_type {};
+template <class E>
+struct HasHandConstraintDerivatives<E, std::enable_if_t<E::kHasHandConstraintDerivatives>>
+    : std::true_type {};
+
 template <class Equations>
 class EquationsDae final : public MechanicalDae {
   using D1 = Dual<double>;
@@ -103,6 +113,7 @@ class EquationsDae final : public MechanicalDae {
     std::vector<double> q, v, f, mass;
     std::vector<D1> q1, v1, out1, mass1;
     std::vector<D2> q2, out2;
+    std::vector<double> phi_q_values;  // per entry of Structure::phi_q (hand-written Phi_q)
   };
 
   // What DetectConstraintJacobianPattern, DetectPotentialStructure and
@@ -124,6 +135,9 @@ class EquationsDae final : public MechanicalDae {
     // passes, which are then only for the other rows (Bricard has none left).
     std::vector<char> hand_rows;
     bool any_hand_rows = false;
+    // Per (row, col) of Equations::VisitConstraintJacobian (HasHandConstraintDerivatives):
+    // its entry in phi_q, or -1 for one that is zero wherever the pattern was detected.
+    std::vector<int> hand_jacobian_slot;
     std::vector<int> gradient_columns, hessian_columns;
     // Columns of gradient_columns whose dV/dq_j is the same constant at every state (the
     // Hessian row is zero and it does not change with t: uniform gravity), with that value;
@@ -184,7 +198,10 @@ class EquationsDae final : public MechanicalDae {
   const Equations& equations() const { return eq_; }
 
   std::unique_ptr<DaeWorkspace> MakeWorkspace() const override {
-    return std::make_unique<Workspace>(n(), m());
+    auto w = std::make_unique<Workspace>(n(), m());
+    if constexpr (HasHandConstraintDerivatives<Equations>::value)
+      w->phi_q_values.assign(Detected().phi_q.num_entries(), 0.0);
+    return w;
   }
 
   bool has_constant_mass_matrix() const override { return Equations::kConstantMass; }
@@ -244,11 +261,7 @@ class EquationsDae final : public MechanicalDae {
       eq_.ConstraintGamma(t, q.data(), v.data(), gamma.data());
       return;
     }
-    // d^2/ds^2 Phi(t + s, q + v s) = (Phi_q v)_q v + 2 Phi_qt v + Phi_tt = -gamma, eq. (2).
-    auto& w = Cast(base);
-    for (int i = 0; i < n(); ++i) w.q2[i] = D2(D1(q[i], v[i]), D1(v[i], 0.0));
-    eq_.Constraints(D2(D1(t, 1.0), D1(1.0, 0.0)), w.q2.data(), w.out2.data());
-    for (int k = 0; k < m(); ++k) gamma[k] = -w.out2[k].d.d;
+    GammaByDuals(Cast(base), t, q, v, gamma);
   }
 
   void CalcPhiQDot(DaeWorkspace& base, double t, ConstVectorRef q, ConstVectorRef v,
@@ -518,6 +531,26 @@ class EquationsDae final : public MechanicalDae {
 
   static Workspace& Cast(DaeWorkspace& base) { return MBB_DOWNCAST(Workspace, base); }
 
+  // The entries of the hand-written Phi_q (v null) or of its rate along v
+  // (HasHandConstraintDerivatives), handed to take(entry, value) in the pattern's order.
+  template <class Take>
+  void ForEachHandEntry(Workspace& w, ConstVectorRef q, const double* v, Take&& take) const {
+    const Structure& structure = Detected();
+    const std::vector<int>& slot = structure.hand_jacobian_slot;
+    std::fill(w.phi_q_values.begin(), w.phi_q_values.end(), 0.0);
+    size_t k = 0;
+    auto add = [&](int, int, double value) {
+      const int entry = slot[k++];
+      if (entry >= 0) w.phi_q_values[entry] += value;
+    };
+    if (v)
+      eq_.VisitConstraintJacobianRate(q.data(), v, add);
+    else
+      eq_.VisitConstraintJacobian(q.data(), add);
+    const std::vector<JacobianCompression::Entry>& entries = structure.phi_q.entries();
+    for (size_t e = 0; e < entries.size(); ++e) take(entries[e], w.phi_q_values[e]);
+  }
+
   // d/dt Phi_q along (t + s, q + v s) by its structural entries, in the order of Phi_q's
   // pattern: column j is d/ds d/de Phi(t + s, q + v s + e_j e) at s = e = 0. Its pattern lies
   // inside that of Phi_q (a row that does not depend on q_j has no d/dq_j of its rate), so
@@ -526,6 +559,14 @@ class EquationsDae final : public MechanicalDae {
   template <class Take>
   void ForEachPhiQDotEntry(Workspace& w, double t, ConstVectorRef q, ConstVectorRef v,
                            Take&& take) const {
+    if constexpr (HasHandConstraintDerivatives<Equations>::value) {
+      if ((v.array() == 0.0).all()) {  // Phi_qt = 0 for these equations
+        for (const JacobianCompression::Entry& e : Detected().phi_q.entries()) take(e, 0.0);
+      } else {
+        ForEachHandEntry(w, q, v.data(), take);
+      }
+      return;
+    }
     const Structure& structure = Detected();
     const JacobianCompression& c = structure.phi_q;
     const std::vector<char>& moving =
@@ -607,12 +648,26 @@ class EquationsDae final : public MechanicalDae {
     }
   }
 
-  // The structural non-zeros of Phi_q by automatic differentiation, one pass per column
-  // group (jacobian_compression.h: seeded columns share no row), handed to
-  // take(entry, value) in the pattern's entry order.
+  // gamma by dual numbers: d^2/ds^2 Phi(t + s, q + v s) = (Phi_q v)_q v + 2 Phi_qt v + Phi_tt
+  // = -gamma, eq. (2).
+  void GammaByDuals(Workspace& w, double t, ConstVectorRef q, ConstVectorRef v,
+                    VectorRef gamma) const {
+    for (int i = 0; i < n(); ++i) w.q2[i] = D2(D1(q[i], v[i]), D1(v[i], 0.0));
+    eq_.Constraints(D2(D1(t, 1.0), D1(1.0, 0.0)), w.q2.data(), w.out2.data());
+    for (int k = 0; k < m(); ++k) gamma[k] = -w.out2[k].d.d;
+  }
+
+  // The structural non-zeros of Phi_q handed to take(entry, value) in the pattern's entry
+  // order: by hand where Equations has them (HasHandConstraintDerivatives), else by
+  // automatic differentiation, one pass per column group (jacobian_compression.h: seeded
+  // columns share no row).
   template <class Take>
   void ForEachPhiQEntry(Workspace& w, double t, ConstVectorRef q, Take&& take) const {
     const JacobianCompression& c = Detected().phi_q;
+    if constexpr (HasHandConstraintDerivatives<Equations>::value) {
+      ForEachHandEntry(w, q, nullptr, take);
+      return;
+    }
     for (int g = 0; g < c.num_groups(); ++g) {
       for (int i = 0; i < n(); ++i) w.q1[i] = Seed(q[i], c.group_of_column(i) == g);
       eq_.Constraints(D1(t), w.q1.data(), w.out1.data());
@@ -761,6 +816,70 @@ class EquationsDae final : public MechanicalDae {
     }
   }
 
+  // Where the values of the hand-written Phi_q (HasHandConstraintDerivatives) go among
+  // phi_q's entries, and a check of it and of the hand-written gamma against dual numbers
+  // at three pseudo-random states: the same derivatives in another order of operations
+  // agree to a few roundings of the largest entry, a wrong term would be O(1).
+  void DetectHandDerivatives(Structure& out) const {
+    if constexpr (HasHandConstraintDerivatives<Equations>::value) {
+      const JacobianCompression& c = out.phi_q;
+      Workspace w(n(), m());
+      RandomStates random;
+      std::vector<double> q_values(n()), v_values(n());
+      const Eigen::Map<const Vector> q(q_values.data(), n()), v(v_values.data(), n());
+      Matrix by_hand(m(), n()), by_duals(m(), n());
+      Vector gamma_by_hand(m()), gamma_by_duals(m());
+      auto agree = [](const auto& hand, const auto& duals) {
+        return (hand - duals).cwiseAbs().maxCoeff() <= 1e-12 * (1.0 + duals.cwiseAbs().maxCoeff());
+      };
+      for (int trial = 0; trial < 3 && m() > 0; ++trial) {
+        random.Fill(q_values);
+        random.Fill(v_values);
+        const double t = 0.1 + 0.8 * random.Uniform();
+        by_hand.setZero();
+        eq_.VisitConstraintJacobian(q.data(), [&](int row, int col, double value) {
+          by_hand(row, col) += value;
+          if (trial == 0) out.hand_jacobian_slot.push_back(EntryOf(c, row, col));
+        });
+        by_duals.setZero();
+        for (int g = 0; g < c.num_groups(); ++g) {
+          for (int i = 0; i < n(); ++i) w.q1[i] = Seed(q[i], c.group_of_column(i) == g);
+          eq_.Constraints(D1(t), w.q1.data(), w.out1.data());
+          for (auto e = c.begin(g); e != c.end(g); ++e) by_duals(e->row, e->col) = w.out1[e->row].d;
+        }
+        MBB_INVARIANT(agree(by_hand, by_duals),
+                      "hand-written constraint Jacobian disagrees with dual numbers");
+        by_hand.setZero();
+        size_t k = 0;
+        eq_.VisitConstraintJacobianRate(q.data(), v.data(), [&](int row, int col, double value) {
+          MBB_INVARIANT(k < out.hand_jacobian_slot.size() &&
+                            EntryOf(c, row, col) == out.hand_jacobian_slot[k++],
+                        "hand-written Phi_q and its rate visit different entries");
+          by_hand(row, col) += value;
+        });
+        by_duals.setZero();
+        for (int g = 0; g < c.num_groups(); ++g)
+          ForEachPhiQDotEntryOfGroup(w, c, t, q, v, g, [&](const auto& e, double value) {
+            by_duals(e.row, e.col) = value;
+          });
+        MBB_INVARIANT(agree(by_hand, by_duals),
+                      "hand-written d/dt Phi_q disagrees with dual numbers");
+        eq_.ConstraintGamma(t, q.data(), v.data(), gamma_by_hand.data());
+        GammaByDuals(w, t, q, v, gamma_by_duals);
+        MBB_INVARIANT(agree(gamma_by_hand, gamma_by_duals),
+                      "hand-written gamma disagrees with dual numbers");
+      }
+    }
+  }
+
+  // The index of entry (row, col) in c's entries, or -1 if it is not one of them.
+  static int EntryOf(const JacobianCompression& c, int row, int col) {
+    const int g = c.group_of_column(col);
+    for (auto e = c.begin(g); e != c.end(g); ++e)
+      if (e->row == row && e->col == col) return static_cast<int>(e - c.entries().data());
+    return -1;
+  }
+
   // Pseudo-random states for the structure detection (the union over three of them is the
   // structural pattern: a structural non-zero vanishing at all three has probability 0).
   struct RandomStates {
@@ -888,6 +1007,7 @@ class EquationsDae final : public MechanicalDae {
   const Structure& Detected() const {
     std::call_once(structure_once_, [this] {
       structure_.phi_q = DetectConstraintJacobianPattern();
+      DetectHandDerivatives(structure_);
       structure_.hand_rows.assign(m(), 0);
       if constexpr (HasRowHessians<Equations>::value) structure_.hand_rows = eq_.RowsWithHessians();
       structure_.any_hand_rows =

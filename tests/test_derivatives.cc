@@ -6,7 +6,9 @@
 #include <algorithm>
 
 #include "methods/common/acceleration_solver.h"
+#include "problems/catalogue/model_helpers.h"
 #include "problems/derivative_check.h"
+#include "problems/model/formulation.h"
 #include "problems/problem.h"
 #include "tests/forwarding_dae.h"
 
@@ -201,6 +203,55 @@ bool FailsOnly(const DerivativeReport& r, const std::vector<std::string>& quanti
 }
 
 }  // namespace
+
+TEST_CASE("the planar formulation's hand-written Phi_q, d/dt Phi_q and gamma hold for every joint",
+          "[derivatives]") {
+  // The planar rows' first derivatives, their rates and gamma are written by hand
+  // (planar_formulation.cc); the catalogue has revolute, prismatic and distance joints only.
+  // Every planar joint kind and both driver kinds, between rotating bodies, ground and a
+  // point mass, with joint points off the centres of mass (a term of R'(theta) s in every
+  // row). Building the DAE compares them with dual numbers (EquationsDae throws an internal
+  // error if they disagree); here they meet central differences. The mechanism need not be
+  // assemblable: derivatives hold everywhere.
+  ModelDescription m;
+  m.dimension = 2;
+  m.bodies = {PlanarBar("a", 1.0, 1.0, 0.1, 0.2, 0.3), PlanarBar("b", 2.0, 1.5, 1.1, 0.4, -0.6),
+              PlanarBar("c", 1.5, 0.8, 2.0, -0.3, 1.1)};
+  BodyDescription point;
+  point.name = "p";
+  point.kind = BodyKind::kPointMass;
+  point.mass = 0.5;
+  point.position = P(0.7, -1.2);
+  m.bodies.push_back(point);
+  auto joint = [&](const char* name, JointKind kind, const char* a, Eigen::Vector3d pa,
+                   const char* b, Eigen::Vector3d pb) {
+    m.joints.push_back(Joint(name, kind, a, pa, b, pb));
+    m.joints.back().axis_a = P(0.6, 0.8);
+    m.joints.back().length = 1.3;
+  };
+  joint("r", JointKind::kRevolute, "ground", P(0.2, -0.1), "a", P(-0.5, 0.1));
+  joint("s", JointKind::kPrismatic, "a", P(0.4, 0.2), "b", P(-0.3, 0.2));
+  joint("f", JointKind::kFixed, "b", P(0.7, -0.1), "c", P(-0.2, 0.3));
+  joint("l", JointKind::kPointOnLine, "c", P(0.3, 0.1), "p", P(0, 0));
+  joint("d", JointKind::kDistance, "a", P(-0.2, 0.3), "c", P(0.1, -0.4));
+  joint("g", JointKind::kPointOnLine, "ground", P(0.5, 0.5), "b", P(0.2, 0.1));
+  TimeLaw law;
+  law.offset = 0.1, law.rate = 0.4, law.amplitude = 0.3, law.frequency = 2.0, law.phase = 0.5;
+  m.drivers.push_back({"angle", DriverKind::kRelativeAngle, "a", "c", "", law});
+  m.drivers.push_back({"x", DriverKind::kCoordinate, "", "", "", law});
+  m.drivers.back().body_a = "p", m.drivers.back().coordinate = "x";
+  ValidatePlanarModel(m);
+  const FormulatedModel model = FormulatePlanar(m);
+  const MechanicalDae& dae = *model.dae;
+  REQUIRE(dae.num_constraints() == 2 + 2 + 3 + 1 + 1 + 1 + 2);
+  const int n = dae.num_coordinates();
+  const Vector q = model.q_guess + 0.1 * Vector::LinSpaced(n, 0.3, -0.7);
+  const Vector v = Vector::LinSpaced(n, 0.5, -1.1);
+  const Vector lambda = Vector::LinSpaced(dae.num_constraints(), 1.3, -0.4);
+  const DerivativeReport report = CheckDerivatives(dae, 0.3, q, v, lambda);
+  INFO(report.Summary());
+  CHECK(report.ok());
+}
 
 TEST_CASE("the derivative checker catches a wrong derivative", "[derivatives]") {
   const Problem p = BuildProblem("physical_pendulum", ParameterSet());

@@ -44,6 +44,15 @@
 
 namespace mbb {
 
+/// True if the policy K gives the first derivatives of its rows and their velocity terms
+/// by hand (K::kHasRowDerivatives): then ModelEquations has VisitConstraintJacobian and
+/// ConstraintGamma in doubles, which EquationsDae uses instead of dual numbers and checks
+/// against them once per model.
+template <class K, class = void>
+struct PolicyHasRowDerivatives : std::false_type {};
+template <class K>
+struct PolicyHasRowDerivatives<K, std::enable_if_t<K::kHasRowDerivatives>> : std::true_type {};
+
 /// True if the policy K gives second derivatives of its rows by hand (K::kHasRowHessians).
 template <class K, class = void>
 struct PolicyHasRowHessians : std::false_type {};
@@ -168,6 +177,88 @@ struct ModelEquations {
         phi[row++] = K::RelativeAngleRow(d.a, d.b, q, d.law.Eval(t));
     }
     for (const Body& b : bodies) K::IntrinsicRows(b.ref, q, phi, row);
+  }
+
+  /// Phi_q by hand (PolicyHasRowDerivatives): take(row, col, value) for the structural
+  /// entries of each row in the order of Constraints, a sequence of (row, col) fixed by the
+  /// model whatever q (an entry met twice adds up).
+  static constexpr bool kHasHandConstraintDerivatives = PolicyHasRowDerivatives<K>::value;
+  template <class Take>
+  void VisitConstraintJacobian(const double* q, Take&& take) const {
+    VisitJacobianOrRate(q, nullptr, take);
+  }
+  /// d/dt Phi_q along v = Phi_qq v by hand, the same sequence of (row, col) as
+  /// VisitConstraintJacobian (the policy's Phi_q does not depend on t: Phi_qt = 0).
+  template <class Take>
+  void VisitConstraintJacobianRate(const double* q, const double* v, Take&& take) const {
+    VisitJacobianOrRate(q, v, take);
+  }
+
+  /// gamma = -d^2/ds^2 Phi(t + s, q + v s) by hand (PolicyHasRowDerivatives; the argument
+  /// of EquationsDae::CalcGamma): the joints' rows from the points' velocities and their
+  /// velocity-squared accelerations, the drivers' from the second derivative of their law.
+  template <class KK = K, std::enable_if_t<PolicyHasRowDerivatives<KK>::value, int> = 0>
+  void ConstraintGamma(double t, const double* q, const double* v, double* gamma) const {
+    int row = 0;
+    for (const Joint& j : joints) {
+      double ca[kDim], cb[kDim];  // d^2/ds^2 of the joint points along q + v s
+      K::PointCurvature(j.a, q, v, j.sa, ca);
+      K::PointCurvature(j.b, q, v, j.sb, cb);
+      auto coincide = [&] {
+        for (int i = 0; i < kDim; ++i) gamma[row++] = ca[i] - cb[i];
+      };
+      auto on_line = [&] {
+        double d[kDim], rate[kDim], curvature[kDim];
+        Separation(j, q, d);
+        SeparationRate(j, q, v, rate);
+        for (int i = 0; i < kDim; ++i) curvature[i] = cb[i] - ca[i];
+        K::OnLineGamma(j.a, j.frame, q, v, d, rate, curvature, gamma, row);
+      };
+      switch (j.kind) {
+        case JointKind::kRevolute:
+          coincide();
+          K::AxesParallelGamma(j.a, j.b, j.frame, q, v, gamma, row);
+          break;
+        case JointKind::kSpherical:
+          coincide();
+          break;
+        case JointKind::kUniversal:
+          coincide();
+          K::AxesPerpendicularGamma(j.a, j.b, j.frame, q, v, gamma, row);
+          break;
+        case JointKind::kCylindrical:
+        case JointKind::kPrismatic:
+          on_line();
+          K::AxesParallelGamma(j.a, j.b, j.frame, q, v, gamma, row);
+          if (j.kind == JointKind::kPrismatic) K::NoTwistGamma(j.a, j.b, j.frame, q, v, gamma, row);
+          break;
+        case JointKind::kPlanar:
+          K::AxesParallelGamma(j.a, j.b, j.frame, q, v, gamma, row);
+          K::InPlaneGamma(j.a, j.b, j.sa, j.sb, j.frame, q, v, gamma, row);
+          break;
+        case JointKind::kFixed:
+          coincide();
+          K::FrameLockedGamma(j.a, j.b, j.frame, q, v, gamma, row);
+          break;
+        case JointKind::kPointOnLine:
+          on_line();
+          break;
+        case JointKind::kDistance: {
+          // (d . d - L^2) / (2 L) along q + v s: (d' . d' + d . d'') / L.
+          double d[kDim], rate[kDim];
+          Separation(j, q, d);
+          SeparationRate(j, q, v, rate);
+          double second = 0.0;
+          for (int i = 0; i < kDim; ++i) second += Square(rate[i]) + d[i] * (cb[i] - ca[i]);
+          gamma[row++] = -second / j.length;
+          break;
+        }
+      }
+    }
+    // A driver row is linear in q (K: the relative angle too) minus law(t): gamma = law''.
+    const Dual<Dual<double>> time(Dual<double>(t, 1.0), Dual<double>(1.0, 0.0));
+    for (const Driver& d : drivers) gamma[row++] = d.law.Eval(time).d.d;
+    for (const Body& b : bodies) K::IntrinsicRowsGamma(b.ref, q, v, gamma, row);
   }
 
   /// The rows whose second derivatives AddRowHessians gives (1) when the policy has them
@@ -330,6 +421,92 @@ struct ModelEquations {
       if (values) K::IntrinsicHessian(b.ref, lambda + row, add);
       row += count;
     }
+  }
+
+  // VisitConstraintJacobian (v null) and VisitConstraintJacobianRate.
+  template <class Take>
+  void VisitJacobianOrRate(const double* q, const double* v, Take&& take) const {
+    int row = 0;
+    for (const Joint& j : joints) {
+      auto coincide = [&] {
+        K::PointJacobian(j.b, q, v, j.sb, 1.0, row, take);
+        K::PointJacobian(j.a, q, v, j.sa, -1.0, row, take);
+        row += kDim;
+      };
+      auto on_line = [&] {
+        double d[kDim], rate[kDim];
+        Separation(j, q, d);
+        if (v) SeparationRate(j, q, v, rate);
+        K::OnLineJacobian(j.a, j.b, j.sa, j.sb, j.frame, q, v, d, rate, row, take);
+      };
+      switch (j.kind) {
+        case JointKind::kRevolute:
+          coincide();
+          K::AxesParallelJacobian(j.a, j.b, j.frame, q, v, row, take);
+          break;
+        case JointKind::kSpherical:
+          coincide();
+          break;
+        case JointKind::kUniversal:
+          coincide();
+          K::AxesPerpendicularJacobian(j.a, j.b, j.frame, q, v, row, take);
+          break;
+        case JointKind::kCylindrical:
+        case JointKind::kPrismatic:
+          on_line();
+          K::AxesParallelJacobian(j.a, j.b, j.frame, q, v, row, take);
+          if (j.kind == JointKind::kPrismatic)
+            K::NoTwistJacobian(j.a, j.b, j.frame, q, v, row, take);
+          break;
+        case JointKind::kPlanar:
+          K::AxesParallelJacobian(j.a, j.b, j.frame, q, v, row, take);
+          K::InPlaneJacobian(j.a, j.b, j.sa, j.sb, j.frame, q, v, row, take);
+          break;
+        case JointKind::kFixed:
+          coincide();
+          K::FrameLockedJacobian(j.a, j.b, j.frame, q, v, row, take);
+          break;
+        case JointKind::kPointOnLine:
+          on_line();
+          break;
+        case JointKind::kDistance: {
+          // d/dq (d . d - L^2) / (2 L) = u . dd/dq with u = d / L; its rate has u' = d' / L.
+          double u[kDim], u_rate[kDim];
+          Separation(j, q, u);
+          if (v) SeparationRate(j, q, v, u_rate);
+          for (int i = 0; i < kDim; ++i)
+            u[i] /= j.length, u_rate[i] = v ? u_rate[i] / j.length : 0.0;
+          K::ProjectedPointJacobian(j.b, q, v, j.sb, u, u_rate, 1.0, row, take);
+          K::ProjectedPointJacobian(j.a, q, v, j.sa, u, u_rate, -1.0, row, take);
+          ++row;
+          break;
+        }
+      }
+    }
+    for (const Driver& d : drivers) {
+      if (d.kind == DriverKind::kCoordinate)
+        take(row, d.index, v ? 0.0 : 1.0);
+      else
+        K::RelativeAngleJacobian(d.a, d.b, q, v, row, take);
+      ++row;
+    }
+    for (const Body& b : bodies) K::IntrinsicRowsJacobian(b.ref, q, v, row, take);
+  }
+
+  // d' = v_b - v_a of a joint's points along v.
+  void SeparationRate(const Joint& j, const double* q, const double* v, double* rate) const {
+    double va[kDim], vb[kDim];
+    K::PointVelocity(j.a, q, v, j.sa, va);
+    K::PointVelocity(j.b, q, v, j.sb, vb);
+    for (int i = 0; i < kDim; ++i) rate[i] = vb[i] - va[i];
+  }
+
+  // d = p_b - p_a of a joint, in doubles.
+  void Separation(const Joint& j, const double* q, double* d) const {
+    double pa[kDim], pb[kDim];
+    K::Point(j.a, q, j.sa, pa);
+    K::Point(j.b, q, j.sb, pb);
+    for (int i = 0; i < kDim; ++i) d[i] = pb[i] - pa[i];
   }
 
   template <class T>

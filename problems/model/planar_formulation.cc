@@ -196,6 +196,159 @@ struct PlanarKinematics {
   }
   template <class T>
   static void IntrinsicRows(const BodyRef&, const T*, T*, int&) {}
+
+  // The rows' first derivatives, their rates and velocity terms by hand (model_equations.h:
+  // VisitConstraintJacobian, VisitConstraintJacobianRate, ConstraintGamma; EquationsDae
+  // checks them against dual numbers once per model). Every planar row is made of points,
+  // a line normal and angles: dp/dtheta = R'(theta) s, d/dtheta R'(theta) s = -R(theta) s,
+  // and along q + v s, d^2 p / ds^2 = -omega^2 R(theta) s, dn/ds = omega R' n. The *Jacobian
+  // functions give Phi_q's entries with v null, their rates d/dt along v otherwise (the
+  // same entries in the same order; no planar row's Phi_q depends on t).
+  static constexpr bool kHasRowDerivatives = true;
+  // sign dp/dq of a body point into rows row, row + 1 (rates: only the angle column's).
+  template <class Take>
+  static void PointJacobian(const BodyRef& b, const double* q, const double* v,
+                            const Eigen::Vector2d& s, double sign, int row, Take&& take) {
+    if (b.offset < 0) return;
+    take(row, b.offset, v ? 0.0 : sign);
+    take(row + 1, b.offset + 1, v ? 0.0 : sign);
+    if (!b.has_angle) return;
+    double dp[2];
+    AngleColumn(b, q, v, s, dp);
+    take(row, b.offset + 2, sign * dp[0]);
+    take(row + 1, b.offset + 2, sign * dp[1]);
+  }
+  // sign u . dp/dq of a body point into row `row`; the rate with u' = u_rate.
+  template <class Take>
+  static void ProjectedPointJacobian(const BodyRef& b, const double* q, const double* v,
+                                     const Eigen::Vector2d& s, const double* u,
+                                     const double* u_rate, double sign, int row, Take&& take) {
+    if (b.offset < 0) return;
+    const double* x = v ? u_rate : u;
+    take(row, b.offset, sign * x[0]);
+    take(row, b.offset + 1, sign * x[1]);
+    if (!b.has_angle) return;
+    double dp[2];
+    PointAngleDerivative(b, q, s, dp);
+    double value = x[0] * dp[0] + x[1] * dp[1];
+    if (v) {
+      AngleColumn(b, q, v, s, dp);
+      value += u[0] * dp[0] + u[1] * dp[1];
+    }
+    take(row, b.offset + 2, sign * value);
+  }
+  // dp/dtheta = R'(theta) s, or with v its rate -omega R(theta) s.
+  static void AngleColumn(const BodyRef& b, const double* q, const double* v,
+                          const Eigen::Vector2d& s, double* out) {
+    if (!v) return PointAngleDerivative(b, q, s, out);
+    const double th = q[b.offset + 2], w = v[b.offset + 2];
+    const double c = std::cos(th), sn = std::sin(th);
+    out[0] = -w * (c * s.x() - sn * s.y());
+    out[1] = -w * (sn * s.x() + c * s.y());
+  }
+  // d^2/ds^2 of a body point along q + v s: -omega^2 R(theta) s (zero without an angle).
+  static void PointCurvature(const BodyRef& b, const double* q, const double* v,
+                             const Eigen::Vector2d& s, double* curvature) {
+    curvature[0] = curvature[1] = 0.0;
+    if (b.offset < 0 || !b.has_angle) return;
+    const double th = q[b.offset + 2], w2 = v[b.offset + 2] * v[b.offset + 2];
+    const double c = std::cos(th), sn = std::sin(th);
+    curvature[0] = -w2 * (c * s.x() - sn * s.y());
+    curvature[1] = -w2 * (sn * s.x() + c * s.y());
+  }
+  // On line, n . d with n = R(theta_a) n_a: n . dd/dq, and dn/dtheta_a . d on theta_a; the
+  // rates with n' = omega_a dn, (dn)' = -omega_a n and d' = `rate` (null without v).
+  template <class Take>
+  static void OnLineJacobian(const BodyRef& a, const BodyRef& b, const Eigen::Vector2d& sa,
+                             const Eigen::Vector2d& sb, const JointFrame& f, const double* q,
+                             const double* v, const double* d, const double* rate, int& row,
+                             Take&& take) {
+    double n[2], dn[2];
+    LineNormal(a, f, q, n, dn);
+    const double w = v ? AngularVelocityOf(a, v) : 0.0;
+    const double n_rate[2] = {w * dn[0], w * dn[1]};
+    ProjectedPointJacobian(b, q, v, sb, n, n_rate, 1.0, row, take);
+    ProjectedPointJacobian(a, q, v, sa, n, n_rate, -1.0, row, take);
+    if (a.offset >= 0 && a.has_angle) {
+      const double value = v ? -w * (n[0] * d[0] + n[1] * d[1]) + dn[0] * rate[0] + dn[1] * rate[1]
+                             : dn[0] * d[0] + dn[1] * d[1];
+      take(row, a.offset + 2, value);
+    }
+    ++row;
+  }
+  // n . d along q + v s: n'' . d + 2 n' . d' + n . d'', n' = omega_a dn, n'' = -omega_a^2 n;
+  // `rate` = d', `curvature` = d''.
+  static void OnLineGamma(const BodyRef& a, const JointFrame& f, const double* q, const double* v,
+                          const double* d, const double* rate, const double* curvature,
+                          double* gamma, int& row) {
+    double n[2], dn[2];
+    LineNormal(a, f, q, n, dn);
+    const double w = AngularVelocityOf(a, v);
+    double second = 0.0;
+    for (int i = 0; i < 2; ++i)
+      second += -w * w * n[i] * d[i] + 2.0 * w * dn[i] * rate[i] + n[i] * curvature[i];
+    gamma[row++] = -second;
+  }
+  // The line normal R(theta_a) n_a and its derivative with respect to theta_a.
+  static void LineNormal(const BodyRef& a, const JointFrame& f, const double* q, double* n,
+                         double* dn) {
+    const double th = AngleOf(a, q);
+    const double c = std::cos(th), sn = std::sin(th);
+    n[0] = c * f.normal_a.x() - sn * f.normal_a.y();
+    n[1] = sn * f.normal_a.x() + c * f.normal_a.y();
+    dn[0] = -n[1];
+    dn[1] = n[0];
+  }
+  static double AngularVelocityOf(const BodyRef& b, const double* v) {
+    return b.offset >= 0 && b.has_angle ? v[b.offset + 2] : 0.0;
+  }
+  // theta_b - theta_a: +1 and -1 (ground and point masses have no angle); rates zero.
+  template <class Take>
+  static void RelativeAngleJacobian(const BodyRef& a, const BodyRef& b, const double*,
+                                    const double* v, int row, Take&& take) {
+    if (b.offset >= 0 && b.has_angle) take(row, b.offset + 2, v ? 0.0 : 1.0);
+    if (a.offset >= 0 && a.has_angle) take(row, a.offset + 2, v ? 0.0 : -1.0);
+  }
+  template <class Take>
+  static void NoTwistJacobian(const BodyRef& a, const BodyRef& b, const JointFrame&,
+                              const double* q, const double* v, int& row, Take&& take) {
+    RelativeAngleJacobian(a, b, q, v, row++, take);
+  }
+  template <class Take>
+  static void FrameLockedJacobian(const BodyRef& a, const BodyRef& b, const JointFrame& f,
+                                  const double* q, const double* v, int& row, Take&& take) {
+    NoTwistJacobian(a, b, f, q, v, row, take);
+  }
+  static void NoTwistGamma(const BodyRef&, const BodyRef&, const JointFrame&, const double*,
+                           const double*, double* gamma, int& row) {
+    gamma[row++] = 0.0;  // linear in q
+  }
+  static void FrameLockedGamma(const BodyRef& a, const BodyRef& b, const JointFrame& f,
+                               const double* q, const double* v, double* gamma, int& row) {
+    NoTwistGamma(a, b, f, q, v, gamma, row);
+  }
+  // No rows in the plane (AxesParallel ... InPlane above; validation rejects the spatial
+  // joints), and no intrinsic rows.
+  template <class Take>
+  static void AxesParallelJacobian(const BodyRef&, const BodyRef&, const JointFrame&, const double*,
+                                   const double*, int&, Take&&) {}
+  template <class Take>
+  static void AxesPerpendicularJacobian(const BodyRef&, const BodyRef&, const JointFrame&,
+                                        const double*, const double*, int&, Take&&) {}
+  template <class Take>
+  static void InPlaneJacobian(const BodyRef&, const BodyRef&, const Eigen::Vector2d&,
+                              const Eigen::Vector2d&, const JointFrame&, const double*,
+                              const double*, int&, Take&&) {}
+  template <class Take>
+  static void IntrinsicRowsJacobian(const BodyRef&, const double*, const double*, int&, Take&&) {}
+  static void AxesParallelGamma(const BodyRef&, const BodyRef&, const JointFrame&, const double*,
+                                const double*, double*, int&) {}
+  static void AxesPerpendicularGamma(const BodyRef&, const BodyRef&, const JointFrame&,
+                                     const double*, const double*, double*, int&) {}
+  static void InPlaneGamma(const BodyRef&, const BodyRef&, const Eigen::Vector2d&,
+                           const Eigen::Vector2d&, const JointFrame&, const double*, const double*,
+                           double*, int&) {}
+  static void IntrinsicRowsGamma(const BodyRef&, const double*, const double*, double*, int&) {}
   // diag(m, m, J).
   template <class T>
   static void MassBlock(const BodyRef& b, double mass, const Eigen::Matrix3d& inertia, const T*,
