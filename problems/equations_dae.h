@@ -361,25 +361,15 @@ class EquationsDae final : public MechanicalDae {
       dq(j, i) = -h;
     });
     // Applied forces: one directional derivative per column (they may depend on t, so no
-    // pattern is assumed for them).
+    // pattern is assumed for them), unless they depend on neither q nor v at all (no entry
+    // in the patterns DetectMassAndForcePatterns found: gravity alone, or forces of t only),
+    // where every pass would add zeros.
     dv.setZero();
-    for (int i = 0; i < n(); ++i) {
-      w.q1[i] = D1(q[i]);
-      w.v1[i] = D1(v[i]);
-    }
-    for (int j = 0; j < n(); ++j) {
-      w.q1[j].d = 1.0;
-      AccumulateAppliedForces(w, t);
-      w.q1[j].d = 0.0;
-      for (int i = 0; i < n(); ++i) dq(i, j) += w.out1[i].d;
-      w.v1[j].d = 1.0;
-      AccumulateAppliedForces(w, t);
-      w.v1[j].d = 0.0;
-      for (int i = 0; i < n(); ++i) dv(i, j) += w.out1[i].d;
-    }
+    const Structure& structure = Detected();
+    if (structure.applied_force_q.num_entries() > 0 || structure.applied_force_v.num_entries() > 0)
+      AddAppliedForceJacobians(w, t, q, v, dq, dv);
     // Velocity (gyroscopic) forces: time-independent, so compressed like Phi_q, one pass
     // per column group of their q and v patterns.
-    const Structure& structure = Detected();
     ForEachForceDerivative(
         w, q, v, structure.velocity_force_q, w.q1, VelocityForcesOf(w),
         [&](const JacobianCompression::Entry& e, int, double value) { dq(e.row, e.col) += value; });
@@ -778,6 +768,25 @@ class EquationsDae final : public MechanicalDae {
     std::fill(w.f.begin(), w.f.end(), 0.0);
     eq_.AppliedForces(t, q.data(), v.data(), w.f.data());
     eq_.VelocityForces(q.data(), v.data(), w.f.data());
+  }
+
+  // dq += d(applied)/dq, dv += d(applied)/dv, one pass per column (CalcForceJacobians).
+  void AddAppliedForceJacobians(Workspace& w, double t, ConstVectorRef q, ConstVectorRef v,
+                                MatrixRef dq, MatrixRef dv) const {
+    for (int i = 0; i < n(); ++i) {
+      w.q1[i] = D1(q[i]);
+      w.v1[i] = D1(v[i]);
+    }
+    for (int j = 0; j < n(); ++j) {
+      w.q1[j].d = 1.0;
+      AccumulateAppliedForces(w, t);
+      w.q1[j].d = 0.0;
+      for (int i = 0; i < n(); ++i) dq(i, j) += w.out1[i].d;
+      w.v1[j].d = 1.0;
+      AccumulateAppliedForces(w, t);
+      w.v1[j].d = 0.0;
+      for (int i = 0; i < n(); ++i) dv(i, j) += w.out1[i].d;
+    }
   }
 
   // w.out1 = applied forces at the dual point (w.q1, w.v1).
