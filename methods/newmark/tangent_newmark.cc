@@ -91,6 +91,7 @@
 
 #include "methods/common/acceleration_solver.h"
 #include "methods/common/extrapolator.h"
+#include "methods/common/matrix_non_zeros.h"
 #include "methods/fixed_step_method.h"
 #include "methods/newmark/newmark_common.h"
 #include "methods/newmark/newmark_methods.h"
@@ -147,7 +148,13 @@ struct TangentWorkspace final : FixedStepWorkspace {
         alpha_pred(n),
         alpha_d_pred(n),
         rhs_k(n),
-        acceleration_history(n, extrapolate) {}
+        acceleration_history(n, extrapolate),
+        mass_entries(n, n),
+        stiffness_entries(n, n),
+        damping_entries(n, n),
+        h_entries(m, n),
+        h_dot_entries(m, n),
+        h_ddot_entries(m, n) {}
   const MechanicalDae& dae;
   std::unique_ptr<DaeWorkspace> ws;
   // The sparse route (tangent_sparse_system.h), null for the dense one. The dense members
@@ -169,6 +176,11 @@ struct TangentWorkspace final : FixedStepWorkspace {
   Vector vec_m, vec_m2, vec_n, q_pert;
   Vector alpha, alpha_d, alpha_dd, alpha_pred, alpha_d_pred, rhs_k;
   Extrapolator acceleration_history;  // the first iterate's a_{n+1} (`predictor`)
+  // The non-zeros of M, K, C = -dQ/dv (the dense dv), H, H' and H'', gathered when the
+  // matrices are evaluated: the dense route's products skip the zeros (DenseOps).
+  MatrixNonZeros mass_entries, stiffness_entries, damping_entries, h_entries, h_dot_entries,
+      h_ddot_entries;
+  bool mass_constant = false;  // M (and mass_entries) evaluated once, in Begin
   // Rank-dependent (k x k); reallocated only when the rank changes.
   Matrix reduced, reduced_mass, reduced_stiffness;
   Eigen::PartialPivLU<Matrix> reduced_lu;
@@ -240,6 +252,11 @@ class TangentNewmark final : public FixedStepMethod {
                                                 params_.extrapolate_start);
     if (!StartFromIndex1Solution(w->dae, *w->ws, s, counters, error)) return nullptr;
     w->acceleration_history.Start(s.a);
+    if (w->dae.has_constant_mass_matrix()) {
+      w->dae.CalcMassMatrix(*w->ws, s.q, w->mass);
+      w->mass_entries.Gather(w->mass);
+      w->mass_constant = true;
+    }
     s.extra = Vector::Constant(1, std::numeric_limits<double>::quiet_NaN());  // omega per step
     s.has_extra = true;
     // Rank of Phi_q on the manifold at the (consistent) initial state.
@@ -415,6 +432,11 @@ class TangentNewmark final : public FixedStepMethod {
       GammaJacobianByDifferences(w, t1);
       w.h_ddot -= w.dgamma_dq;
     }
+    w.stiffness_entries.Gather(w.stiffness);
+    w.damping_entries.Gather(w.dv);
+    // H' and H'' have Phi_q's pattern (d/dq of Phi_q v, Phi_q a and of gamma).
+    w.h_dot_entries.Gather(w.h_dot, dae.constraint_jacobian_pattern());
+    w.h_ddot_entries.Gather(w.h_ddot, dae.constraint_jacobian_pattern());
   }
 
   // dgamma/dq at (x0, v0) by central differences (header comment). Row r of gamma depends
@@ -452,33 +474,35 @@ class TangentNewmark final : public FixedStepMethod {
 
   // The matrices of a pass on each route, for the steps both share (FinishPass,
   // StateFromAlpha, TrackFrequency): N_H, products with M, K, C = -dQ/dv, H, H' and H'',
-  // and the minimum-norm solves with H.
+  // and the minimum-norm solves with H. The dense route's products run over the matrices'
+  // non-zeros (matrix_non_zeros.h).
   struct DenseOps {
     TangentWorkspace& w;
     auto null_space() const { return w.null_space(); }
     template <class X, class Y>
     void AddMass(double scale, const X& x, Y&& y) const {
-      y.noalias() += scale * w.mass * x;
+      w.mass_entries.AddProduct(scale, x, y);
     }
     template <class X, class Y>
     void AddStiffness(double scale, const X& x, Y&& y) const {
-      y.noalias() += scale * w.stiffness * x;
+      w.stiffness_entries.AddProduct(scale, x, y);
     }
     template <class X, class Y>
     void AddDamping(double scale, const X& x, Y&& y) const {
-      y.noalias() -= scale * w.dv * x;
+      w.damping_entries.AddProduct(-scale, x, y);
     }
     template <class X, class Y>
     void AddHDot(double scale, const X& x, Y&& y) const {
-      y.noalias() += scale * w.h_dot * x;
+      w.h_dot_entries.AddProduct(scale, x, y);
     }
     template <class X, class Y>
     void AddHDDot(double scale, const X& x, Y&& y) const {
-      y.noalias() += scale * w.h_ddot * x;
+      w.h_ddot_entries.AddProduct(scale, x, y);
     }
     template <class X, class Y>
     void MultiplyH(const X& x, Y&& y) const {
-      y.noalias() = w.h_mat * x;
+      y.setZero();
+      w.h_entries.AddProduct(1.0, x, y);
     }
     template <class B, class X>
     void SolveMinimumNorm(const B& b, X&& x) const {
@@ -565,7 +589,10 @@ class TangentNewmark final : public FixedStepMethod {
     if (refresh) ++counters.jacobian_evals;
 
     // Dynamics at the iterate: M, Q (and, on a refresh, dQ/dq, dQ/dv, d(Ma)/dq).
-    dae.CalcMassMatrix(ws, w.x0, w.mass);
+    if (!w.mass_constant) {  // a constant M is evaluated once (Begin)
+      dae.CalcMassMatrix(ws, w.x0, w.mass);
+      w.mass_entries.Gather(w.mass);
+    }
     dae.CalcForces(ws, t1, w.x0, w.v0, w.forces);
     if (refresh) {
       dae.CalcForceJacobians(ws, t1, w.x0, w.v0, w.dq, w.dv);
@@ -574,6 +601,7 @@ class TangentNewmark final : public FixedStepMethod {
 
     // 1. Linearised constraints (eq. 32-33), factorisation and null space N_H.
     if (w.m > 0) dae.CalcPhiQ(ws, t1, w.x0, w.h_mat);
+    w.h_entries.Gather(w.h_mat, dae.constraint_jacobian_pattern());
     w.Factor();
     ++counters.factorizations;
     if (w.m > 0) w.sparse_derivatives_valid = false;  // this pass's K, H' are the dense ones
