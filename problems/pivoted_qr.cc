@@ -21,11 +21,20 @@ PivotedQr::PivotedQr(int rows, int cols)
 
 void PivotedQr::Compute(const Eigen::Ref<const Matrix>& phi_q) {
   MBB_INVARIANT(phi_q.rows() == cols_ && phi_q.cols() == rows_, "PivotedQr: phi_q is m x n");
-  for (int i = 0; i < rows_; ++i) a_.row(i) = phi_q.col(i).transpose();
-  norms_updated_.setZero();
-  for (int i = 0; i < rows_; ++i) norms_updated_ += a_.row(i).transpose().cwiseAbs2();
-  norms_updated_ = norms_updated_.cwiseSqrt();
-  norms_direct_ = norms_updated_;
+  // Row i of A is column i of phi_q; the norms of A's columns are those of phi_q's rows,
+  // summed over i in the same order as before (plain loops: these sizes are too small for
+  // Eigen's expression dispatch to pay).
+  for (int j = 0; j < cols_; ++j) norms_updated_[j] = 0.0;
+  for (int i = 0; i < rows_; ++i) {
+    const double* in = phi_q.data() + static_cast<Eigen::Index>(i) * phi_q.outerStride();
+    double* out = a_.data() + static_cast<Eigen::Index>(i) * cols_;
+    for (int j = 0; j < cols_; ++j) {
+      out[j] = in[j];
+      norms_updated_[j] += in[j] * in[j];
+    }
+  }
+  for (int j = 0; j < cols_; ++j)
+    norms_direct_[j] = norms_updated_[j] = std::sqrt(norms_updated_[j]);
   for (int j = 0; j < cols_; ++j) permutation_[j] = j;
 
   const int size = std::min(rows_, cols_);
@@ -89,7 +98,7 @@ MBB_AVX2_CLONES void ApplyReflectorToRows(const double* v_col, int v_stride, dou
 }  // namespace
 
 void PivotedQr::SwapColumns(int k, int p) {
-  a_.col(k).swap(a_.col(p));
+  for (int i = 0; i < rows_; ++i) std::swap(a_(i, k), a_(i, p));
   std::swap(norms_updated_[k], norms_updated_[p]);
   std::swap(norms_direct_[k], norms_direct_[p]);
   std::swap(permutation_[k], permutation_[p]);
