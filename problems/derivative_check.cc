@@ -110,6 +110,18 @@ DerivativeReport CheckDerivatives(const MechanicalDae& dae, double t, const Vect
         -(velocity_residual(t + hs, q + hs * v, v) - velocity_residual(t - hs, q - hs * v, v)) /
         (2 * hs);
     Compare("gamma", gamma, fd_gamma, report);
+    Matrix gamma_q(m, n);
+    if (dae.CalcGammaJacobian(*ws, t, q, v, gamma_q)) {  // where the equations have it
+      Compare("d gamma / dq", gamma_q,
+              Jacobian(
+                  [&](const Vector& x) {
+                    Vector g(m);
+                    dae.CalcGamma(*ws, t, x, v, g);
+                    return g;
+                  },
+                  q),
+              report);
+    }
 
     Matrix phi_q_dot(m, n);
     dae.CalcPhiQDot(*ws, t, q, v, phi_q_dot);

@@ -1,6 +1,7 @@
 // Checks every derivative a MechanicalDae provides against central finite differences
-// (the Ceres GradientChecker idea): Phi_q, Phi_t, the velocity residual, gamma, d/dt Phi_q,
-// the reaction stiffness, dQ/dq, dQ/dv and d(M a)/dq, plus the energy-rate identity
+// (the Ceres GradientChecker idea): Phi_q, Phi_t, the velocity residual, gamma (and
+// d gamma / dq where the DAE gives it), d/dt Phi_q, the reaction stiffness, dQ/dq, dQ/dv
+// and d(M a)/dq, plus the energy-rate identity
 // dE/dt = P + lambda . Phi_t along a solution (a, lambda from the acceleration solve).
 // Reports the worst entry of each quantity.
 #pragma once

@@ -20,6 +20,8 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <mutex>
 #include <type_traits>
 #include <utility>
@@ -29,6 +31,7 @@
 #include "problems/invariant.h"
 #include "problems/jacobian_compression.h"
 #include "problems/mechanical_dae.h"
+#include "problems/row_derivative.h"
 
 namespace mbb {
 
@@ -81,10 +84,11 @@ template <class E>
 struct HasRowHessians<E, std::void_t<decltype(std::declval<const E&>().RowsWithHessians())>>
     : std::true_type {};
 
-/// True if Equations gives Phi_q and gamma by hand in doubles (model_equations.h,
-/// kHasHandConstraintDerivatives): VisitConstraintJacobian(q, take(row, col, value)), a
-/// sequence of (row, col) that does not depend on q, and ConstraintGamma. EquationsDae checks
-/// both against dual numbers once per model (DetectHandDerivatives).
+/// True if Equations gives Phi_q, its rate, gamma and d gamma / dq by hand in doubles
+/// (model_equations.h, kHasHandConstraintDerivatives): VisitRowDerivatives(what, q, v,
+/// take(row, col, value)), a sequence of (row, col) that depends on nothing but the model
+/// (row_derivative.h), and ConstraintGamma. EquationsDae checks them against dual numbers
+/// and differences once per model (DetectHandDerivatives).
 template <class E, class = void>
 struct HasHandConstraintDerivatives : std::false_type {};
 template <class E>
@@ -135,7 +139,7 @@ class EquationsDae final : public MechanicalDae {
     // passes, which are then only for the other rows (Bricard has none left).
     std::vector<char> hand_rows;
     bool any_hand_rows = false;
-    // Per (row, col) of Equations::VisitConstraintJacobian (HasHandConstraintDerivatives):
+    // Per (row, col) of Equations::VisitRowDerivatives (HasHandConstraintDerivatives):
     // its entry in phi_q, or -1 for one that is zero wherever the pattern was detected.
     std::vector<int> hand_jacobian_slot;
     std::vector<int> gradient_columns, hessian_columns;
@@ -262,6 +266,31 @@ class EquationsDae final : public MechanicalDae {
       return;
     }
     GammaByDuals(Cast(base), t, q, v, gamma);
+  }
+
+  bool CalcGammaJacobian(DaeWorkspace& base, double /*t*/, ConstVectorRef q, ConstVectorRef v,
+                         MatrixRef out) const override {
+    MBB_INVARIANT(q.size() == n() && v.size() == n() && out.rows() == m() && out.cols() == n(),
+                  "CalcGammaJacobian: q, v (n), out (m x n)");
+    if constexpr (HasHandConstraintDerivatives<Equations>::value) {
+      out.setZero();
+      ForEachHandEntry(
+          Cast(base), q, v.data(), RowDerivative::kGammaJacobian,
+          [&](const JacobianCompression::Entry& e, double value) { out(e.row, e.col) = value; });
+      return true;
+    }
+    return false;
+  }
+
+  bool CalcGammaJacobianEntries(DaeWorkspace& base, double /*t*/, ConstVectorRef q,
+                                ConstVectorRef v, double* values) const override {
+    MBB_INVARIANT(q.size() == n() && v.size() == n(), "CalcGammaJacobianEntries: q, v (n)");
+    if constexpr (HasHandConstraintDerivatives<Equations>::value) {
+      ForEachHandEntry(Cast(base), q, v.data(), RowDerivative::kGammaJacobian,
+                       [&](const JacobianCompression::Entry&, double value) { *values++ = value; });
+      return true;
+    }
+    return false;
   }
 
   void CalcPhiQDot(DaeWorkspace& base, double t, ConstVectorRef q, ConstVectorRef v,
@@ -521,10 +550,11 @@ class EquationsDae final : public MechanicalDae {
 
   static Workspace& Cast(DaeWorkspace& base) { return MBB_DOWNCAST(Workspace, base); }
 
-  // The entries of the hand-written Phi_q (v null) or of its rate along v
-  // (HasHandConstraintDerivatives), handed to take(entry, value) in the pattern's order.
+  // The entries of the hand-written Phi_q, of its rate along v or of d gamma / dq (`what`;
+  // HasHandConstraintDerivatives), handed to take(entry, value) in the pattern's order.
   template <class Take>
-  void ForEachHandEntry(Workspace& w, ConstVectorRef q, const double* v, Take&& take) const {
+  void ForEachHandEntry(Workspace& w, ConstVectorRef q, const double* v, RowDerivative what,
+                        Take&& take) const {
     const Structure& structure = Detected();
     const std::vector<int>& slot = structure.hand_jacobian_slot;
     std::fill(w.phi_q_values.begin(), w.phi_q_values.end(), 0.0);
@@ -533,10 +563,7 @@ class EquationsDae final : public MechanicalDae {
       const int entry = slot[k++];
       if (entry >= 0) w.phi_q_values[entry] += value;
     };
-    if (v)
-      eq_.VisitConstraintJacobianRate(q.data(), v, add);
-    else
-      eq_.VisitConstraintJacobian(q.data(), add);
+    eq_.VisitRowDerivatives(what, q.data(), v, add);
     const std::vector<JacobianCompression::Entry>& entries = structure.phi_q.entries();
     for (size_t e = 0; e < entries.size(); ++e) take(entries[e], w.phi_q_values[e]);
   }
@@ -553,7 +580,7 @@ class EquationsDae final : public MechanicalDae {
       if ((v.array() == 0.0).all()) {  // Phi_qt = 0 for these equations
         for (const JacobianCompression::Entry& e : Detected().phi_q.entries()) take(e, 0.0);
       } else {
-        ForEachHandEntry(w, q, v.data(), take);
+        ForEachHandEntry(w, q, v.data(), RowDerivative::kRate, take);
       }
       return;
     }
@@ -655,7 +682,7 @@ class EquationsDae final : public MechanicalDae {
   void ForEachPhiQEntry(Workspace& w, double t, ConstVectorRef q, Take&& take) const {
     const JacobianCompression& c = Detected().phi_q;
     if constexpr (HasHandConstraintDerivatives<Equations>::value) {
-      ForEachHandEntry(w, q, nullptr, take);
+      ForEachHandEntry(w, q, nullptr, RowDerivative::kJacobian, take);
       return;
     }
     for (int g = 0; g < c.num_groups(); ++g) {
@@ -846,10 +873,12 @@ class EquationsDae final : public MechanicalDae {
         random.Fill(v_values);
         const double t = 0.1 + 0.8 * random.Uniform();
         by_hand.setZero();
-        eq_.VisitConstraintJacobian(q.data(), [&](int row, int col, double value) {
-          by_hand(row, col) += value;
-          if (trial == 0) out.hand_jacobian_slot.push_back(EntryOf(c, row, col));
-        });
+        eq_.VisitRowDerivatives(RowDerivative::kJacobian, q.data(), nullptr,
+                                [&](int row, int col, double value) {
+                                  by_hand(row, col) += value;
+                                  if (trial == 0)
+                                    out.hand_jacobian_slot.push_back(EntryOf(c, row, col));
+                                });
         by_duals.setZero();
         for (int g = 0; g < c.num_groups(); ++g) {
           for (int i = 0; i < n(); ++i) w.q1[i] = Seed(q[i], c.group_of_column(i) == g);
@@ -859,13 +888,7 @@ class EquationsDae final : public MechanicalDae {
         MBB_INVARIANT(agree(by_hand, by_duals),
                       "hand-written constraint Jacobian disagrees with dual numbers");
         by_hand.setZero();
-        size_t k = 0;
-        eq_.VisitConstraintJacobianRate(q.data(), v.data(), [&](int row, int col, double value) {
-          MBB_INVARIANT(k < out.hand_jacobian_slot.size() &&
-                            EntryOf(c, row, col) == out.hand_jacobian_slot[k++],
-                        "hand-written Phi_q and its rate visit different entries");
-          by_hand(row, col) += value;
-        });
+        VisitHand(out, RowDerivative::kRate, q, v.data(), by_hand);
         by_duals.setZero();
         for (int g = 0; g < c.num_groups(); ++g)
           ForEachPhiQDotEntryOfGroup(w, c, t, q, v, g, [&](const auto& e, double value) {
@@ -873,12 +896,43 @@ class EquationsDae final : public MechanicalDae {
           });
         MBB_INVARIANT(agree(by_hand, by_duals),
                       "hand-written d/dt Phi_q disagrees with dual numbers");
+        // d gamma / dq against central differences of the hand-written gamma, whose error
+        // (step^2 times third derivatives, ~1e-11 of the scale) is far below 1e-7.
+        by_hand.setZero();
+        VisitHand(out, RowDerivative::kGammaJacobian, q, v.data(), by_hand);
+        for (int col = 0; col < n(); ++col) {
+          const double step =
+              std::cbrt(std::numeric_limits<double>::epsilon()) * (1.0 + std::abs(q[col]));
+          std::vector<double> shifted = q_values;
+          shifted[col] = q_values[col] + step;
+          eq_.ConstraintGamma(t, shifted.data(), v.data(), gamma_by_hand.data());
+          by_duals.col(col) = gamma_by_hand;
+          shifted[col] = q_values[col] - step;
+          eq_.ConstraintGamma(t, shifted.data(), v.data(), gamma_by_hand.data());
+          by_duals.col(col) = (by_duals.col(col) - gamma_by_hand) / (2.0 * step);
+        }
+        MBB_INVARIANT((by_hand - by_duals).cwiseAbs().maxCoeff() <=
+                          1e-7 * (1.0 + by_duals.cwiseAbs().maxCoeff()),
+                      "hand-written d gamma / dq disagrees with differences of gamma");
         eq_.ConstraintGamma(t, q.data(), v.data(), gamma_by_hand.data());
         GammaByDuals(w, t, q, v, gamma_by_duals);
         MBB_INVARIANT(agree(gamma_by_hand, gamma_by_duals),
                       "hand-written gamma disagrees with dual numbers");
       }
     }
+  }
+
+  // The hand-written derivatives `what` at (q, v) added into a dense m x n matrix, checking
+  // that they visit the entries the Jacobian's visit recorded (DetectHandDerivatives).
+  void VisitHand(const Structure& structure, RowDerivative what, ConstVectorRef q, const double* v,
+                 Matrix& out) const {
+    const std::vector<int>& slot = structure.hand_jacobian_slot;
+    size_t k = 0;
+    eq_.VisitRowDerivatives(what, q.data(), v, [&](int row, int col, double value) {
+      MBB_INVARIANT(k < slot.size() && EntryOf(structure.phi_q, row, col) == slot[k++],
+                    "hand-written row derivatives visit different entries");
+      out(row, col) += value;
+    });
   }
 
   // The index of entry (row, col) in c's entries, or -1 if it is not one of them.

@@ -53,6 +53,19 @@ class MechanicalDae {
   /// gamma of eq. (2) (m).
   virtual void CalcGamma(DaeWorkspace& ws, double t, ConstVectorRef q, ConstVectorRef v,
                          VectorRef gamma) const = 0;
+  /// d gamma / dq at (t, q, v) (m x n) where the equations give it by hand (true; the
+  /// planar formulation), else false with `out` untouched: a caller that needs it then
+  /// differentiates gamma numerically.
+  virtual bool CalcGammaJacobian(DaeWorkspace& /*ws*/, double /*t*/, ConstVectorRef /*q*/,
+                                 ConstVectorRef /*v*/, MatrixRef /*out*/) const {
+    return false;
+  }
+  /// The same at the entries of constraint_jacobian_pattern() (group by group), where
+  /// has_phi_q_entries() and the equations give it by hand.
+  virtual bool CalcGammaJacobianEntries(DaeWorkspace& /*ws*/, double /*t*/, ConstVectorRef /*q*/,
+                                        ConstVectorRef /*v*/, double* /*values*/) const {
+    return false;
+  }
   /// d/dt Phi_q along the motion (t + s, q + v s): Phi_qq v + Phi_qt (m x n).
   virtual void CalcPhiQDot(DaeWorkspace& ws, double t, ConstVectorRef q, ConstVectorRef v,
                            MatrixRef phi_q_dot) const = 0;

@@ -79,11 +79,13 @@
 // tolerance.
 //
 // Choices not fixed by the paper: the derivative of gamma with respect to q (third
-// derivatives of Phi) in H'' is taken by central differences of gamma; it enters only the
-// iteration matrix and the particular solutions' dependence on the iterate, not the
-// converged step (at convergence the linearisation point is the solution). The multiplier
-// reported is the least-squares one of the last iterate; for redundant constraints it is a
-// basic (not minimum-norm) least-squares solution.
+// derivatives of Phi) in H'' is the DAE's where it has one by hand (the planar
+// formulation: MechanicalDae::CalcGammaJacobian), else central differences of gamma; it
+// enters only the iteration matrix and the particular solutions' dependence on the
+// iterate, not the converged step (at convergence the linearisation point is the
+// solution), and omega (the two agree to about 1e-11 relative on the double four-bar). The
+// multiplier reported is the least-squares one of the last iterate; for redundant
+// constraints it is a basic (not minimum-norm) least-squares solution.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -429,7 +431,8 @@ class TangentNewmark final : public FixedStepMethod {
       w.vec_n.setZero();
       dae.CalcPhiQDot(ws, t1, w.x0, w.vec_n, w.dgamma_dq);  // Phi_qt
       w.h_ddot -= w.dgamma_dq;
-      GammaJacobianByDifferences(w, t1);
+      if (!dae.CalcGammaJacobian(ws, t1, w.x0, w.v0, w.dgamma_dq))
+        GammaJacobianByDifferences(w, t1);
       w.h_ddot -= w.dgamma_dq;
     }
     w.stiffness_entries.Gather(w.stiffness);

@@ -67,7 +67,8 @@ void TangentSparseSystem::EvaluateDerivatives(DaeWorkspace& ws, double t, ConstV
   dae_.CalcPhiQDotEntries(ws, t, x, a, h_ddot_.data());
   dae_.CalcPhiQDotEntries(ws, t, x, zero_n_, scratch_.data());  // Phi_qt
   for (size_t e = 0; e < h_ddot_.size(); ++e) h_ddot_[e] -= scratch_[e];
-  GammaJacobianByDifferences(ws, t, x, v);
+  if (!dae_.CalcGammaJacobianEntries(ws, t, x, v, scratch_.data()))
+    GammaJacobianByDifferences(ws, t, x, v);
   for (size_t e = 0; e < h_ddot_.size(); ++e) h_ddot_[e] -= scratch_[e];
 }
 

@@ -68,7 +68,8 @@ class TangentSparseSystem {
   /// M at q (a constant M once).
   void EvaluateMass(DaeWorkspace& ws, ConstVectorRef q);
   /// K, C, H' and H'' at the iterate (x, v, a) with multipliers lambda; H'' needs
-  /// dgamma/dq, by central differences over Phi_q's column groups (as the dense route).
+  /// dgamma/dq, by central differences over Phi_q's column groups (as the dense route),
+  /// where the DAE does not give it by hand (CalcGammaJacobianEntries).
   void EvaluateDerivatives(DaeWorkspace& ws, double t, ConstVectorRef x, ConstVectorRef v,
                            ConstVectorRef a, ConstVectorRef lambda);
 

@@ -41,11 +41,12 @@
 
 #include "problems/dual.h"
 #include "problems/model/model_description.h"
+#include "problems/row_derivative.h"
 
 namespace mbb {
 
 /// True if the policy K gives the first derivatives of its rows and their velocity terms
-/// by hand (K::kHasRowDerivatives): then ModelEquations has VisitConstraintJacobian and
+/// by hand (K::kHasRowDerivatives): then ModelEquations has VisitRowDerivatives and
 /// ConstraintGamma in doubles, which EquationsDae uses instead of dual numbers and checks
 /// against them once per model.
 template <class K, class = void>
@@ -179,20 +180,92 @@ struct ModelEquations {
     for (const Body& b : bodies) K::IntrinsicRows(b.ref, q, phi, row);
   }
 
-  /// Phi_q by hand (PolicyHasRowDerivatives): take(row, col, value) for the structural
-  /// entries of each row in the order of Constraints, a sequence of (row, col) fixed by the
-  /// model whatever q (an entry met twice adds up).
+  /// Phi_q, its rate along v or d gamma / dq by hand (PolicyHasRowDerivatives; `what`,
+  /// row_derivative.h): take(row, col, value) for the structural entries of each row in the
+  /// order of Constraints, a sequence of (row, col) fixed by the model whatever q, v and
+  /// `what` (an entry met twice adds up). v is read only for kRate and kGammaJacobian. The
+  /// policy's Phi_q does not depend on t (Phi_qt = 0), nor does d gamma / dq.
   static constexpr bool kHasHandConstraintDerivatives = PolicyHasRowDerivatives<K>::value;
   template <class Take>
-  void VisitConstraintJacobian(const double* q, Take&& take) const {
-    VisitJacobianOrRate(q, nullptr, take);
+  void VisitRowDerivatives(RowDerivative what, const double* q, const double* v,
+                           Take&& take) const {
+    int row = 0;
+    for (const Joint& j : joints) {
+      auto coincide = [&] {
+        K::PointJacobian(j.b, q, v, j.sb, 1.0, what, row, take);
+        K::PointJacobian(j.a, q, v, j.sa, -1.0, what, row, take);
+        row += kDim;
+      };
+      auto on_line = [&] {
+        const JointMotion motion = Motion(j, q, v, what);
+        K::OnLineJacobian(j.a, j.b, j.sa, j.sb, j.frame, q, v, motion.d, motion.rate,
+                          motion.curvature, what, row, take);
+      };
+      switch (j.kind) {
+        case JointKind::kRevolute:
+          coincide();
+          K::AxesParallelJacobian(j.a, j.b, j.frame, q, v, what, row, take);
+          break;
+        case JointKind::kSpherical:
+          coincide();
+          break;
+        case JointKind::kUniversal:
+          coincide();
+          K::AxesPerpendicularJacobian(j.a, j.b, j.frame, q, v, what, row, take);
+          break;
+        case JointKind::kCylindrical:
+        case JointKind::kPrismatic:
+          on_line();
+          K::AxesParallelJacobian(j.a, j.b, j.frame, q, v, what, row, take);
+          if (j.kind == JointKind::kPrismatic)
+            K::NoTwistJacobian(j.a, j.b, j.frame, q, v, what, row, take);
+          break;
+        case JointKind::kPlanar:
+          K::AxesParallelJacobian(j.a, j.b, j.frame, q, v, what, row, take);
+          K::InPlaneJacobian(j.a, j.b, j.sa, j.sb, j.frame, q, v, what, row, take);
+          break;
+        case JointKind::kFixed:
+          coincide();
+          K::FrameLockedJacobian(j.a, j.b, j.frame, q, v, what, row, take);
+          break;
+        case JointKind::kPointOnLine:
+          on_line();
+          break;
+        case JointKind::kDistance: {
+          // (d . d - L^2) / (2 L): Jacobian u . dd/dq with u = d / L, rate with u' = d' / L;
+          // gamma = -(d' . d' + d . d'') / L changes by -(d''/L . dd + 2 d'/L . dd' + u . dd'').
+          const JointMotion motion = Motion(j, q, v, what);
+          Projection p;
+          for (int i = 0; i < kDim; ++i) {
+            p.u[i] = motion.d[i] / j.length;
+            p.u_rate[i] = motion.rate[i] / j.length;
+            p.a[i] = motion.curvature[i] / j.length;
+            p.b[i] = 2.0 * motion.rate[i] / j.length;
+          }
+          K::ProjectedPointJacobian(j.b, q, v, j.sb, p, 1.0, what, row, take);
+          K::ProjectedPointJacobian(j.a, q, v, j.sa, p, -1.0, what, row, take);
+          ++row;
+          break;
+        }
+      }
+    }
+    for (const Driver& d : drivers) {  // linear in q, the law a function of t alone
+      if (d.kind == DriverKind::kCoordinate)
+        take(row, d.index, what == RowDerivative::kJacobian ? 1.0 : 0.0);
+      else
+        K::RelativeAngleJacobian(d.a, d.b, q, v, what, row, take);
+      ++row;
+    }
+    for (const Body& b : bodies) K::IntrinsicRowsJacobian(b.ref, q, v, what, row, take);
   }
-  /// d/dt Phi_q along v = Phi_qq v by hand, the same sequence of (row, col) as
-  /// VisitConstraintJacobian (the policy's Phi_q does not depend on t: Phi_qt = 0).
-  template <class Take>
-  void VisitConstraintJacobianRate(const double* q, const double* v, Take&& take) const {
-    VisitJacobianOrRate(q, v, take);
-  }
+
+  /// A row u . d of a joint's separation d = p_b - p_a (on line, distance) for the policy's
+  /// ProjectedPointJacobian: u and its rate u' along v; and the row's gamma, to first order
+  /// in a change of q, changes by -(a . dd + b . dd' + u . dd'') where d' and d'' are d's
+  /// first and second derivatives along q + v s.
+  struct Projection {
+    double u[kDim] = {}, u_rate[kDim] = {}, a[kDim] = {}, b[kDim] = {};
+  };
 
   /// gamma = -d^2/ds^2 Phi(t + s, q + v s) by hand (PolicyHasRowDerivatives; the argument
   /// of EquationsDae::CalcGamma): the joints' rows from the points' velocities and their
@@ -423,74 +496,22 @@ struct ModelEquations {
     }
   }
 
-  // VisitConstraintJacobian (v null) and VisitConstraintJacobianRate.
-  template <class Take>
-  void VisitJacobianOrRate(const double* q, const double* v, Take&& take) const {
-    int row = 0;
-    for (const Joint& j : joints) {
-      auto coincide = [&] {
-        K::PointJacobian(j.b, q, v, j.sb, 1.0, row, take);
-        K::PointJacobian(j.a, q, v, j.sa, -1.0, row, take);
-        row += kDim;
-      };
-      auto on_line = [&] {
-        double d[kDim], rate[kDim];
-        Separation(j, q, d);
-        if (v) SeparationRate(j, q, v, rate);
-        K::OnLineJacobian(j.a, j.b, j.sa, j.sb, j.frame, q, v, d, rate, row, take);
-      };
-      switch (j.kind) {
-        case JointKind::kRevolute:
-          coincide();
-          K::AxesParallelJacobian(j.a, j.b, j.frame, q, v, row, take);
-          break;
-        case JointKind::kSpherical:
-          coincide();
-          break;
-        case JointKind::kUniversal:
-          coincide();
-          K::AxesPerpendicularJacobian(j.a, j.b, j.frame, q, v, row, take);
-          break;
-        case JointKind::kCylindrical:
-        case JointKind::kPrismatic:
-          on_line();
-          K::AxesParallelJacobian(j.a, j.b, j.frame, q, v, row, take);
-          if (j.kind == JointKind::kPrismatic)
-            K::NoTwistJacobian(j.a, j.b, j.frame, q, v, row, take);
-          break;
-        case JointKind::kPlanar:
-          K::AxesParallelJacobian(j.a, j.b, j.frame, q, v, row, take);
-          K::InPlaneJacobian(j.a, j.b, j.sa, j.sb, j.frame, q, v, row, take);
-          break;
-        case JointKind::kFixed:
-          coincide();
-          K::FrameLockedJacobian(j.a, j.b, j.frame, q, v, row, take);
-          break;
-        case JointKind::kPointOnLine:
-          on_line();
-          break;
-        case JointKind::kDistance: {
-          // d/dq (d . d - L^2) / (2 L) = u . dd/dq with u = d / L; its rate has u' = d' / L.
-          double u[kDim], u_rate[kDim];
-          Separation(j, q, u);
-          if (v) SeparationRate(j, q, v, u_rate);
-          for (int i = 0; i < kDim; ++i)
-            u[i] /= j.length, u_rate[i] = v ? u_rate[i] / j.length : 0.0;
-          K::ProjectedPointJacobian(j.b, q, v, j.sb, u, u_rate, 1.0, row, take);
-          K::ProjectedPointJacobian(j.a, q, v, j.sa, u, u_rate, -1.0, row, take);
-          ++row;
-          break;
-        }
-      }
-    }
-    for (const Driver& d : drivers) {
-      if (d.kind == DriverKind::kCoordinate)
-        take(row, d.index, v ? 0.0 : 1.0);
-      else
-        K::RelativeAngleJacobian(d.a, d.b, q, v, row, take);
-      ++row;
-    }
-    for (const Body& b : bodies) K::IntrinsicRowsJacobian(b.ref, q, v, row, take);
+  // A joint's separation d = p_b - p_a and, as far as `what` needs them, its derivatives
+  // d' and d'' along q + v s (zero otherwise).
+  struct JointMotion {
+    double d[kDim] = {}, rate[kDim] = {}, curvature[kDim] = {};
+  };
+  JointMotion Motion(const Joint& j, const double* q, const double* v, RowDerivative what) const {
+    JointMotion m;
+    Separation(j, q, m.d);
+    if (what == RowDerivative::kJacobian) return m;
+    SeparationRate(j, q, v, m.rate);
+    if (what == RowDerivative::kRate) return m;
+    double ca[kDim], cb[kDim];
+    K::PointCurvature(j.a, q, v, j.sa, ca);
+    K::PointCurvature(j.b, q, v, j.sb, cb);
+    for (int i = 0; i < kDim; ++i) m.curvature[i] = cb[i] - ca[i];
+    return m;
   }
 
   // d' = v_b - v_a of a joint's points along v.

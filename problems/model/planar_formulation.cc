@@ -197,55 +197,79 @@ struct PlanarKinematics {
   template <class T>
   static void IntrinsicRows(const BodyRef&, const T*, T*, int&) {}
 
-  // The rows' first derivatives, their rates and velocity terms by hand (model_equations.h:
-  // VisitConstraintJacobian, VisitConstraintJacobianRate, ConstraintGamma; EquationsDae
-  // checks them against dual numbers once per model). Every planar row is made of points,
-  // a line normal and angles: dp/dtheta = R'(theta) s, d/dtheta R'(theta) s = -R(theta) s,
-  // and along q + v s, d^2 p / ds^2 = -omega^2 R(theta) s, dn/ds = omega R' n. The *Jacobian
-  // functions give Phi_q's entries with v null, their rates d/dt along v otherwise (the
-  // same entries in the same order; no planar row's Phi_q depends on t).
+  // The rows' first derivatives, their rates, gamma and its derivative by hand
+  // (model_equations.h: VisitRowDerivatives, ConstraintGamma; EquationsDae checks them
+  // against dual numbers once per model, the derivative test against differences). Every
+  // planar row is made of body points, a line normal and angles: with omega the body's
+  // angular velocity,
+  //   dp/dtheta = R'(theta) s,   d/dt R'(theta) s = -omega R(theta) s,
+  //   along q + v s:  p' = v_xy + omega R' s,  p'' = -omega^2 R s,  n' = omega R' n,
+  // so d p'/dtheta = -omega R s and d p''/dtheta = -omega^2 R' s. The *Jacobian functions
+  // give, at each entry of Phi_q, what `what` asks (row_derivative.h), in one fixed order;
+  // no planar row's Phi_q depends on t.
   static constexpr bool kHasRowDerivatives = true;
-  // sign dp/dq of a body point into rows row, row + 1 (rates: only the angle column's).
+  // sign p of a body point (a coincide row each coordinate): entries on (x, y, theta).
   template <class Take>
   static void PointJacobian(const BodyRef& b, const double* q, const double* v,
-                            const Eigen::Vector2d& s, double sign, int row, Take&& take) {
+                            const Eigen::Vector2d& s, double sign, RowDerivative what, int row,
+                            Take&& take) {
     if (b.offset < 0) return;
-    take(row, b.offset, v ? 0.0 : sign);
-    take(row + 1, b.offset + 1, v ? 0.0 : sign);
+    const double linear = what == RowDerivative::kJacobian ? sign : 0.0;
+    take(row, b.offset, linear);
+    take(row + 1, b.offset + 1, linear);
     if (!b.has_angle) return;
-    double dp[2];
-    AngleColumn(b, q, v, s, dp);
-    take(row, b.offset + 2, sign * dp[0]);
-    take(row + 1, b.offset + 2, sign * dp[1]);
+    const AngleTerms t(b, q, v, s, what);
+    // gamma = -(p_b'' - p_a''): d/dtheta of -sign p'' = sign omega^2 R' s.
+    const double* x = what == RowDerivative::kJacobian ? t.dp
+                      : what == RowDerivative::kRate   ? t.dp_rate
+                                                       : t.dp_curvature;
+    take(row, b.offset + 2, sign * x[0]);
+    take(row + 1, b.offset + 2, sign * x[1]);
   }
-  // sign u . dp/dq of a body point into row `row`; the rate with u' = u_rate.
-  template <class Take>
+  // sign u . p of a body point (one row): its entries on (x, y, theta) as `what` asks, for a
+  // row whose gamma changes by -(a . dp + b . dp' + u . dp'') (ModelEquations::Projection).
+  template <class P, class Take>
   static void ProjectedPointJacobian(const BodyRef& b, const double* q, const double* v,
-                                     const Eigen::Vector2d& s, const double* u,
-                                     const double* u_rate, double sign, int row, Take&& take) {
+                                     const Eigen::Vector2d& s, const P& p, double sign,
+                                     RowDerivative what, int row, Take&& take) {
     if (b.offset < 0) return;
-    const double* x = v ? u_rate : u;
-    take(row, b.offset, sign * x[0]);
-    take(row, b.offset + 1, sign * x[1]);
+    const bool rate = what == RowDerivative::kRate, jacobian = what == RowDerivative::kJacobian;
+    const double* x = jacobian ? p.u : rate ? p.u_rate : p.a;
+    const double scale = jacobian || rate ? sign : -sign;
+    take(row, b.offset, scale * x[0]);
+    take(row, b.offset + 1, scale * x[1]);
     if (!b.has_angle) return;
-    double dp[2];
-    PointAngleDerivative(b, q, s, dp);
-    double value = x[0] * dp[0] + x[1] * dp[1];
-    if (v) {
-      AngleColumn(b, q, v, s, dp);
-      value += u[0] * dp[0] + u[1] * dp[1];
+    const AngleTerms t(b, q, v, s, what);
+    double value = 0.0;
+    for (int i = 0; i < 2; ++i) {
+      if (jacobian)
+        value += p.u[i] * t.dp[i];
+      else if (rate)
+        value += p.u_rate[i] * t.dp[i] + p.u[i] * t.dp_rate[i];
+      else  // d/dtheta of p, p', p'' with their coefficients a, b, u
+        value += p.a[i] * t.dp[i] + p.b[i] * t.dp_rate[i] - p.u[i] * t.dp_curvature[i];
     }
-    take(row, b.offset + 2, sign * value);
+    take(row, b.offset + 2, scale * value);
   }
-  // dp/dtheta = R'(theta) s, or with v its rate -omega R(theta) s.
-  static void AngleColumn(const BodyRef& b, const double* q, const double* v,
-                          const Eigen::Vector2d& s, double* out) {
-    if (!v) return PointAngleDerivative(b, q, s, out);
-    const double th = q[b.offset + 2], w = v[b.offset + 2];
-    const double c = std::cos(th), sn = std::sin(th);
-    out[0] = -w * (c * s.x() - sn * s.y());
-    out[1] = -w * (sn * s.x() + c * s.y());
-  }
+  // R'(theta) s and, as far as `what` needs them, d p'/dtheta = -omega R s and
+  // -d p''/dtheta = omega^2 R' s (the sign gamma = -p'' gives).
+  struct AngleTerms {
+    double dp[2] = {}, dp_rate[2] = {}, dp_curvature[2] = {};
+    AngleTerms(const BodyRef& b, const double* q, const double* v, const Eigen::Vector2d& s,
+               RowDerivative what) {
+      const double th = q[b.offset + 2];
+      const double c = std::cos(th), sn = std::sin(th);
+      const double rs[2] = {c * s.x() - sn * s.y(), sn * s.x() + c * s.y()};  // R s
+      dp[0] = -rs[1];
+      dp[1] = rs[0];
+      if (what == RowDerivative::kJacobian) return;
+      const double w = v[b.offset + 2];
+      for (int i = 0; i < 2; ++i) {
+        dp_rate[i] = -w * rs[i];
+        dp_curvature[i] = w * w * dp[i];
+      }
+    }
+  };
   // d^2/ds^2 of a body point along q + v s: -omega^2 R(theta) s (zero without an angle).
   static void PointCurvature(const BodyRef& b, const double* q, const double* v,
                              const Eigen::Vector2d& s, double* curvature) {
@@ -256,22 +280,35 @@ struct PlanarKinematics {
     curvature[0] = -w2 * (c * s.x() - sn * s.y());
     curvature[1] = -w2 * (sn * s.x() + c * s.y());
   }
-  // On line, n . d with n = R(theta_a) n_a: n . dd/dq, and dn/dtheta_a . d on theta_a; the
-  // rates with n' = omega_a dn, (dn)' = -omega_a n and d' = `rate` (null without v).
+  // On line, n . d with n = R(theta_a) n_a: the points' entries with u = n, u' = omega_a dn
+  // and, for gamma = -(-omega_a^2 n . d + 2 omega_a dn . d' + n . d''), a = -omega_a^2 n,
+  // b = 2 omega_a dn; and theta_a's entry through n (dn/dtheta = -n): dn . d, its rate
+  // -omega_a n . d + dn . d', and -(-omega_a^2 dn . d - 2 omega_a n . d' + dn . d'').
   template <class Take>
   static void OnLineJacobian(const BodyRef& a, const BodyRef& b, const Eigen::Vector2d& sa,
                              const Eigen::Vector2d& sb, const JointFrame& f, const double* q,
-                             const double* v, const double* d, const double* rate, int& row,
-                             Take&& take) {
+                             const double* v, const double* d, const double* rate,
+                             const double* curvature, RowDerivative what, int& row, Take&& take) {
     double n[2], dn[2];
     LineNormal(a, f, q, n, dn);
-    const double w = v ? AngularVelocityOf(a, v) : 0.0;
-    const double n_rate[2] = {w * dn[0], w * dn[1]};
-    ProjectedPointJacobian(b, q, v, sb, n, n_rate, 1.0, row, take);
-    ProjectedPointJacobian(a, q, v, sa, n, n_rate, -1.0, row, take);
+    const double w = what == RowDerivative::kJacobian ? 0.0 : AngularVelocityOf(a, v);
+    struct {
+      double u[2], u_rate[2], a[2], b[2];
+    } p;
+    for (int i = 0; i < 2; ++i) {
+      p.u[i] = n[i];
+      p.u_rate[i] = w * dn[i];
+      p.a[i] = -w * w * n[i];
+      p.b[i] = 2.0 * w * dn[i];
+    }
+    ProjectedPointJacobian(b, q, v, sb, p, 1.0, what, row, take);
+    ProjectedPointJacobian(a, q, v, sa, p, -1.0, what, row, take);
     if (a.offset >= 0 && a.has_angle) {
-      const double value = v ? -w * (n[0] * d[0] + n[1] * d[1]) + dn[0] * rate[0] + dn[1] * rate[1]
-                             : dn[0] * d[0] + dn[1] * d[1];
+      auto dot = [](const double* x, const double* y) { return x[0] * y[0] + x[1] * y[1]; };
+      const double value = what == RowDerivative::kJacobian ? dot(dn, d)
+                           : what == RowDerivative::kRate
+                               ? -w * dot(n, d) + dot(dn, rate)
+                               : w * w * dot(dn, d) + 2.0 * w * dot(n, rate) - dot(dn, curvature);
       take(row, a.offset + 2, value);
     }
     ++row;
@@ -302,22 +339,26 @@ struct PlanarKinematics {
   static double AngularVelocityOf(const BodyRef& b, const double* v) {
     return b.offset >= 0 && b.has_angle ? v[b.offset + 2] : 0.0;
   }
-  // theta_b - theta_a: +1 and -1 (ground and point masses have no angle); rates zero.
+  // theta_b - theta_a: +1 and -1 (ground and point masses have no angle); linear in q, so
+  // its rate and gamma's derivative are zero.
   template <class Take>
   static void RelativeAngleJacobian(const BodyRef& a, const BodyRef& b, const double*,
-                                    const double* v, int row, Take&& take) {
-    if (b.offset >= 0 && b.has_angle) take(row, b.offset + 2, v ? 0.0 : 1.0);
-    if (a.offset >= 0 && a.has_angle) take(row, a.offset + 2, v ? 0.0 : -1.0);
+                                    const double*, RowDerivative what, int row, Take&& take) {
+    const double one = what == RowDerivative::kJacobian ? 1.0 : 0.0;
+    if (b.offset >= 0 && b.has_angle) take(row, b.offset + 2, one);
+    if (a.offset >= 0 && a.has_angle) take(row, a.offset + 2, -one);
   }
   template <class Take>
   static void NoTwistJacobian(const BodyRef& a, const BodyRef& b, const JointFrame&,
-                              const double* q, const double* v, int& row, Take&& take) {
-    RelativeAngleJacobian(a, b, q, v, row++, take);
+                              const double* q, const double* v, RowDerivative what, int& row,
+                              Take&& take) {
+    RelativeAngleJacobian(a, b, q, v, what, row++, take);
   }
   template <class Take>
   static void FrameLockedJacobian(const BodyRef& a, const BodyRef& b, const JointFrame& f,
-                                  const double* q, const double* v, int& row, Take&& take) {
-    NoTwistJacobian(a, b, f, q, v, row, take);
+                                  const double* q, const double* v, RowDerivative what, int& row,
+                                  Take&& take) {
+    NoTwistJacobian(a, b, f, q, v, what, row, take);
   }
   static void NoTwistGamma(const BodyRef&, const BodyRef&, const JointFrame&, const double*,
                            const double*, double* gamma, int& row) {
@@ -331,16 +372,18 @@ struct PlanarKinematics {
   // joints), and no intrinsic rows.
   template <class Take>
   static void AxesParallelJacobian(const BodyRef&, const BodyRef&, const JointFrame&, const double*,
-                                   const double*, int&, Take&&) {}
+                                   const double*, RowDerivative, int&, Take&&) {}
   template <class Take>
   static void AxesPerpendicularJacobian(const BodyRef&, const BodyRef&, const JointFrame&,
-                                        const double*, const double*, int&, Take&&) {}
+                                        const double*, const double*, RowDerivative, int&, Take&&) {
+  }
   template <class Take>
   static void InPlaneJacobian(const BodyRef&, const BodyRef&, const Eigen::Vector2d&,
                               const Eigen::Vector2d&, const JointFrame&, const double*,
-                              const double*, int&, Take&&) {}
+                              const double*, RowDerivative, int&, Take&&) {}
   template <class Take>
-  static void IntrinsicRowsJacobian(const BodyRef&, const double*, const double*, int&, Take&&) {}
+  static void IntrinsicRowsJacobian(const BodyRef&, const double*, const double*, RowDerivative,
+                                    int&, Take&&) {}
   static void AxesParallelGamma(const BodyRef&, const BodyRef&, const JointFrame&, const double*,
                                 const double*, double*, int&) {}
   static void AxesPerpendicularGamma(const BodyRef&, const BodyRef&, const JointFrame&,
