@@ -458,8 +458,8 @@ struct ModelEquations {
       bool handled = true;
       auto coincide = [&] {
         if (!values) return;
-        K::PointHessian(j.b, j.sb, l, 1.0, add);
-        K::PointHessian(j.a, j.sa, l, -1.0, add);
+        K::PointHessian(j.b, q, j.sb, l, 1.0, add);
+        K::PointHessian(j.a, q, j.sa, l, -1.0, add);
       };
       switch (j.kind) {
         case JointKind::kRevolute:

@@ -392,6 +392,32 @@ struct PlanarKinematics {
                            const Eigen::Vector2d&, const JointFrame&, const double*, const double*,
                            double*, int&) {}
   static void IntrinsicRowsGamma(const BodyRef&, const double*, const double*, double*, int&) {}
+
+  // Second derivatives by hand (model_equations.h, AddRowHessians): a body point's only one
+  // is d^2 p / dtheta^2 = -R(theta) s; the angle rows are linear in q; no rows for the
+  // axes and no intrinsic rows. add(i, j, value) of sum_r lambda_r d^2 Phi_r / dq_i dq_j.
+  static constexpr bool kHasRowHessians = true;
+  template <class Add>
+  static void PointHessian(const BodyRef& b, const double* q, const Eigen::Vector2d& s,
+                           const double* lambda, double sign, Add&& add) {
+    if (b.offset < 0 || !b.has_angle) return;
+    const double th = q[b.offset + 2];
+    const double c = std::cos(th), sn = std::sin(th);
+    const double rs[2] = {c * s.x() - sn * s.y(), sn * s.x() + c * s.y()};
+    add(b.offset + 2, b.offset + 2, -sign * (lambda[0] * rs[0] + lambda[1] * rs[1]));
+  }
+  template <class Add>
+  static void AxesParallelHessian(const BodyRef&, const BodyRef&, const JointFrame&, const double*,
+                                  const double*, Add&&) {}
+  template <class Add>
+  static void AxesPerpendicularHessian(const BodyRef&, const BodyRef&, const JointFrame&,
+                                       const double*, const double*, Add&&) {}
+  template <class Add>
+  static void FrameLockedHessian(const BodyRef&, const BodyRef&, const JointFrame&, const double*,
+                                 const double*, Add&&) {}
+  static int IntrinsicRowCount(const BodyRef&) { return 0; }
+  template <class Add>
+  static void IntrinsicHessian(const BodyRef&, const double*, Add&&) {}
   // diag(m, m, J).
   template <class T>
   static void MassBlock(const BodyRef& b, double mass, const Eigen::Matrix3d& inertia, const T*,

@@ -420,8 +420,8 @@ struct EulerParameterKinematics {
   // (model_equations.h, AddRowHessians): lambda the rows' multipliers, add(i, j, value).
   static constexpr bool kHasRowHessians = true;
   template <class Add>
-  static void PointHessian(const BodyRef& b, const V3& s, const double* lambda, double sign,
-                           Add&& add) {
+  static void PointHessian(const BodyRef& b, const double* /*q*/, const V3& s, const double* lambda,
+                           double sign, Add&& add) {
     AddPointHessian(b, s, lambda, sign, add);
   }
   template <class Add>
