@@ -13,49 +13,43 @@ PivotedQr::PivotedQr(int rows, int cols)
       cols_(cols),
       a_(rows, cols),
       tau_(std::min(rows, cols)),
-      norms_updated_(cols),
-      norms_direct_(cols),
+      squared_norms_(cols),
       w_(std::max(rows, cols)),
       q_rows_(rows, rows),
       permutation_(cols) {}
 
 void PivotedQr::Compute(const Eigen::Ref<const Matrix>& phi_q) {
   MBB_INVARIANT(phi_q.rows() == cols_ && phi_q.cols() == rows_, "PivotedQr: phi_q is m x n");
-  // Row i of A is column i of phi_q; the norms of A's columns are those of phi_q's rows,
-  // summed over i in the same order as before (plain loops: these sizes are too small for
-  // Eigen's expression dispatch to pay).
-  for (int j = 0; j < cols_; ++j) norms_updated_[j] = 0.0;
+  // Row i of A is column i of phi_q; the squared norms of A's columns are those of phi_q's
+  // rows (plain loops: these sizes are too small for Eigen's expression dispatch to pay).
+  for (int j = 0; j < cols_; ++j) squared_norms_[j] = 0.0;
   for (int i = 0; i < rows_; ++i) {
     const double* in = phi_q.data() + static_cast<Eigen::Index>(i) * phi_q.outerStride();
     double* out = a_.data() + static_cast<Eigen::Index>(i) * cols_;
     for (int j = 0; j < cols_; ++j) {
       out[j] = in[j];
-      norms_updated_[j] += in[j] * in[j];
+      squared_norms_[j] += in[j] * in[j];
     }
   }
-  for (int j = 0; j < cols_; ++j)
-    norms_direct_[j] = norms_updated_[j] = std::sqrt(norms_updated_[j]);
   for (int j = 0; j < cols_; ++j) permutation_[j] = j;
 
   const int size = std::min(rows_, cols_);
   // A pivot column of squared norm below (max norm eps)^2 / rows per remaining row is zero
   // to round-off: the rank counts no pivot from there on (Eigen's m_nonzero_pivots).
   const double eps = std::numeric_limits<double>::epsilon();
-  const double largest = cols_ > 0 ? norms_updated_.maxCoeff() : 0.0;
+  const double largest = cols_ > 0 ? std::sqrt(squared_norms_.maxCoeff()) : 0.0;
   const double zero_helper = (largest * eps) * (largest * eps) / rows_;
   nonzero_pivots_ = size;
   max_pivot_ = 0.0;
   for (int k = 0; k < size; ++k) {
-    int p = k;  // the first column of largest updated norm
+    int p = k;  // the first column of largest remaining norm
     for (int j = k + 1; j < cols_; ++j)
-      if (norms_updated_[j] > norms_updated_[p]) p = j;
-    if (nonzero_pivots_ == size &&
-        norms_updated_[p] * norms_updated_[p] < zero_helper * (rows_ - k))
+      if (squared_norms_[j] > squared_norms_[p]) p = j;
+    if (nonzero_pivots_ == size && squared_norms_[p] < zero_helper * (rows_ - k))
       nonzero_pivots_ = k;
     if (p != k) SwapColumns(k, p);
-    Reflect(k);
+    Reflect(k);  // also leaves the squared norms of the remaining columns below row k
     max_pivot_ = std::max(max_pivot_, std::abs(a_(k, k)));
-    DowndateColumnNorms(k);
   }
 }
 
@@ -77,7 +71,7 @@ namespace {
 
 MBB_AVX2_CLONES void ApplyReflectorToRows(const double* v_col, int v_stride, double tau, int k,
                                           int rows, double* __restrict b, int ld, int j0, int c,
-                                          double* __restrict w) {
+                                          double* __restrict w, double* __restrict norms) {
   const double* row_k = b + k * ld + j0;
   for (int j = 0; j < c; ++j) w[j] = row_k[j];
   for (int i = k + 1; i < rows; ++i) {
@@ -88,10 +82,22 @@ MBB_AVX2_CLONES void ApplyReflectorToRows(const double* v_col, int v_stride, dou
   for (int j = 0; j < c; ++j) w[j] *= tau;
   double* out_k = b + k * ld + j0;
   for (int j = 0; j < c; ++j) out_k[j] -= w[j];
+  if (!norms) {
+    for (int i = k + 1; i < rows; ++i) {
+      const double vi = v_col[i * v_stride];
+      double* __restrict row = b + i * ld + j0;
+      for (int j = 0; j < c; ++j) row[j] -= vi * w[j];
+    }
+    return;
+  }
+  for (int j = 0; j < c; ++j) norms[j] = 0.0;
   for (int i = k + 1; i < rows; ++i) {
     const double vi = v_col[i * v_stride];
     double* __restrict row = b + i * ld + j0;
-    for (int j = 0; j < c; ++j) row[j] -= vi * w[j];
+    for (int j = 0; j < c; ++j) {
+      row[j] -= vi * w[j];
+      norms[j] += row[j] * row[j];
+    }
   }
 }
 
@@ -99,8 +105,7 @@ MBB_AVX2_CLONES void ApplyReflectorToRows(const double* v_col, int v_stride, dou
 
 void PivotedQr::SwapColumns(int k, int p) {
   for (int i = 0; i < rows_; ++i) std::swap(a_(i, k), a_(i, p));
-  std::swap(norms_updated_[k], norms_updated_[p]);
-  std::swap(norms_direct_[k], norms_direct_[p]);
+  std::swap(squared_norms_[k], squared_norms_[p]);
   std::swap(permutation_[k], permutation_[p]);
 }
 
@@ -123,24 +128,16 @@ void PivotedQr::Reflect(int k) {
   a_(k, k) = beta;
   tau_[k] = tau;
   const int c = cols_ - k - 1;
-  if (c == 0 || tau == 0.0) return;
-  ApplyReflectorToRows(a_.data() + k, cols_, tau, k, rows_, a_.data(), cols_, k + 1, c, w_.data());
-}
-
-void PivotedQr::DowndateColumnNorms(int k) {
-  const double recompute_below = std::sqrt(std::numeric_limits<double>::epsilon());
-  for (int j = k + 1; j < cols_; ++j) {
-    if (norms_updated_[j] == 0.0) continue;
-    double ratio = std::abs(a_(k, j)) / norms_updated_[j];
-    const double remaining = std::max(0.0, (1.0 + ratio) * (1.0 - ratio));
-    ratio = norms_updated_[j] / norms_direct_[j];
-    if (remaining * ratio * ratio <= recompute_below) {
-      double s = 0.0;
-      for (int i = k + 1; i < rows_; ++i) s += a_(i, j) * a_(i, j);
-      norms_updated_[j] = norms_direct_[j] = std::sqrt(s);
-    } else {
-      norms_updated_[j] *= std::sqrt(remaining);
-    }
+  if (c == 0) return;
+  double* norms = squared_norms_.data() + k + 1;
+  if (tau != 0.0) {
+    ApplyReflectorToRows(a_.data() + k, cols_, tau, k, rows_, a_.data(), cols_, k + 1, c, w_.data(),
+                         norms);
+    return;
+  }
+  for (int j = 0; j < c; ++j) {  // H_k = I: the remaining norms below row k directly
+    norms[j] = 0.0;
+    for (int i = k + 1; i < rows_; ++i) norms[j] += a_(i, k + 1 + j) * a_(i, k + 1 + j);
   }
 }
 
@@ -169,7 +166,7 @@ void PivotedQr::FormQ(Matrix& q) {
     const double tau = tau_[k];
     if (tau == 0.0) continue;
     ApplyReflectorToRows(a_.data() + k, cols_, tau, k, rows_, q_rows_.data(), rows_, k, rows_ - k,
-                         w_.data());
+                         w_.data(), nullptr);
   }
   q = q_rows_;
 }

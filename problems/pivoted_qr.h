@@ -6,10 +6,13 @@
 //   A P = Q R,  Q = H_0 H_1 ... H_{s-1},  H_k = I - tau_k v_k v_k^T,  s = min(n, m)     (1)
 //
 // Column pivoting as Businger and Golub (1965): at step k the remaining column of largest
-// norm moves to position k. The column norms are downdated after each reflection, and
-// recomputed when the downdate has lost half the digits (LAPACK xGEQPF; Drmac and Bujanovic,
-// LAPACK Working Note 176), the rule Eigen's ColPivHouseholderQR uses, so that both choose
-// the same pivots except for ties at round-off. The reflector H_k is LAPACK's / Eigen's
+// norm moves to position k. The squared norms of the remaining columns (below row k) are
+// summed while the reflection updates them, one multiply-add per updated entry, instead of
+// downdated (LAPACK xGEQPF, Eigen's ColPivHouseholderQR: a division and a square root per
+// column and step, and a recomputation when the downdate loses half the digits): the
+// pivots are those of the exact norms, which the downdated ones approximate, so the two
+// choose alike except where two columns' norms are within the downdate's error (about
+// sqrt(eps) relative at worst). The reflector H_k is LAPACK's / Eigen's
 // (beta = -sign(a_kk) |a_k|, v_k = [1; a_{k+1:,k} / (a_kk - beta)], tau_k = (beta - a_kk) / beta).
 //
 // Storage: A row-major, which is Phi_q column-major, so that the input needs no transpose
@@ -53,14 +56,13 @@ class PivotedQr {
   const std::vector<int>& permutation() const { return permutation_; }
 
  private:
-  void Reflect(int k);              // makes H_k from column k and applies it to the rest
-  void DowndateColumnNorms(int k);  // after step k
+  void Reflect(int k);  // makes H_k from column k and applies it to the rest
   void SwapColumns(int k, int p);
 
   int rows_, cols_;
   RowMajorMatrix a_;
-  Vector tau_, norms_updated_, norms_direct_, w_;
-  RowMajorMatrix q_rows_;  // FormQ's accumulation (row-major: contiguous row updates)
+  Vector tau_, squared_norms_, w_;  // squared_norms_: of the columns below the current row
+  RowMajorMatrix q_rows_;           // FormQ's accumulation (row-major: contiguous row updates)
   std::vector<int> permutation_;
   int nonzero_pivots_ = 0;
   double max_pivot_ = 0.0;
