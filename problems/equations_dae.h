@@ -84,11 +84,11 @@ template <class E>
 struct HasRowHessians<E, std::void_t<decltype(std::declval<const E&>().RowsWithHessians())>>
     : std::true_type {};
 
-/// True if Equations gives Phi_q, its rate, gamma and d gamma / dq by hand in doubles
-/// (model_equations.h, kHasHandConstraintDerivatives): VisitRowDerivatives(what, q, v,
-/// take(row, col, value)), a sequence of (row, col) that depends on nothing but the model
-/// (row_derivative.h), and ConstraintGamma. EquationsDae checks them against dual numbers
-/// and differences once per model (DetectHandDerivatives).
+/// True if Equations gives Phi_q, its rate, Phi_t, gamma and d gamma / dq by hand in
+/// doubles (model_equations.h, kHasHandConstraintDerivatives): VisitRowDerivatives(what, q,
+/// v, take(row, col, value)), a sequence of (row, col) that depends on nothing but the
+/// model (row_derivative.h), ConstraintTimeRate and ConstraintGamma. EquationsDae checks them
+/// against dual numbers and differences once per model (DetectHandDerivatives).
 template <class E, class = void>
 struct HasHandConstraintDerivatives : std::false_type {};
 template <class E>
@@ -240,10 +240,11 @@ class EquationsDae final : public MechanicalDae {
 
   void CalcPhiT(DaeWorkspace& base, double t, ConstVectorRef q, VectorRef phi_t) const override {
     MBB_INVARIANT(q.size() == n() && phi_t.size() == m(), "CalcPhiT: q (n), phi_t (m)");
-    auto& w = Cast(base);
-    for (int i = 0; i < n(); ++i) w.q1[i] = D1(q[i]);
-    eq_.Constraints(D1(t, 1.0), w.q1.data(), w.out1.data());
-    for (int k = 0; k < m(); ++k) phi_t[k] = w.out1[k].d;
+    if constexpr (HasHandConstraintDerivatives<Equations>::value) {
+      eq_.ConstraintTimeRate(t, phi_t.data());
+      return;
+    }
+    PhiTByDuals(Cast(base), t, q, phi_t);
   }
 
   void CalcVelocityResidual(DaeWorkspace& base, double t, ConstVectorRef q, ConstVectorRef v,
@@ -665,6 +666,13 @@ class EquationsDae final : public MechanicalDae {
     }
   }
 
+  // Phi_t by dual numbers.
+  void PhiTByDuals(Workspace& w, double t, ConstVectorRef q, VectorRef phi_t) const {
+    for (int i = 0; i < n(); ++i) w.q1[i] = D1(q[i]);
+    eq_.Constraints(D1(t, 1.0), w.q1.data(), w.out1.data());
+    for (int k = 0; k < m(); ++k) phi_t[k] = w.out1[k].d;
+  }
+
   // gamma by dual numbers: d^2/ds^2 Phi(t + s, q + v s) = (Phi_q v)_q v + 2 Phi_qt v + Phi_tt
   // = -gamma, eq. (2).
   void GammaByDuals(Workspace& w, double t, ConstVectorRef q, ConstVectorRef v,
@@ -918,6 +926,10 @@ class EquationsDae final : public MechanicalDae {
         GammaByDuals(w, t, q, v, gamma_by_duals);
         MBB_INVARIANT(agree(gamma_by_hand, gamma_by_duals),
                       "hand-written gamma disagrees with dual numbers");
+        eq_.ConstraintTimeRate(t, gamma_by_hand.data());
+        PhiTByDuals(w, t, q, gamma_by_duals);
+        MBB_INVARIANT(agree(gamma_by_hand, gamma_by_duals),
+                      "hand-written Phi_t disagrees with dual numbers");
       }
     }
   }

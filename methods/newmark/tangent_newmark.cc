@@ -154,7 +154,6 @@ struct TangentWorkspace final : FixedStepWorkspace {
         mass_entries(n, n),
         stiffness_entries(n, n),
         damping_entries(n, n),
-        h_entries(m, n),
         h_dot_entries(m, n),
         h_ddot_entries(m, n) {}
   const MechanicalDae& dae;
@@ -178,10 +177,9 @@ struct TangentWorkspace final : FixedStepWorkspace {
   Vector vec_m, vec_m2, vec_n, q_pert;
   Vector alpha, alpha_d, alpha_dd, alpha_pred, alpha_d_pred, rhs_k;
   Extrapolator acceleration_history;  // the first iterate's a_{n+1} (`predictor`)
-  // The non-zeros of M, K, C = -dQ/dv (the dense dv), H, H' and H'', gathered when the
+  // The non-zeros of M, K, C = -dQ/dv (the dense dv), H' and H'', gathered when the
   // matrices are evaluated: the dense route's products skip the zeros (DenseOps).
-  MatrixNonZeros mass_entries, stiffness_entries, damping_entries, h_entries, h_dot_entries,
-      h_ddot_entries;
+  MatrixNonZeros mass_entries, stiffness_entries, damping_entries, h_dot_entries, h_ddot_entries;
   bool mass_constant = false;  // M (and mass_entries) evaluated once, in Begin
   // Rank-dependent (k x k); reallocated only when the rank changes.
   Matrix reduced, reduced_mass, reduced_stiffness;
@@ -476,7 +474,7 @@ class TangentNewmark final : public FixedStepMethod {
   }
 
   // The matrices of a pass on each route, for the steps both share (FinishPass,
-  // StateFromAlpha, TrackFrequency): N_H, products with M, K, C = -dQ/dv, H, H' and H'',
+  // StateFromAlpha, TrackFrequency): N_H, products with M, K, C = -dQ/dv, H' and H'',
   // and the minimum-norm solves with H. The dense route's products run over the matrices'
   // non-zeros (matrix_non_zeros.h).
   struct DenseOps {
@@ -501,11 +499,6 @@ class TangentNewmark final : public FixedStepMethod {
     template <class X, class Y>
     void AddHDDot(double scale, const X& x, Y&& y) const {
       w.h_ddot_entries.AddProduct(scale, x, y);
-    }
-    template <class X, class Y>
-    void MultiplyH(const X& x, Y&& y) const {
-      y.setZero();
-      w.h_entries.AddProduct(1.0, x, y);
     }
     template <class B, class X>
     void SolveMinimumNorm(const B& b, X&& x) const {
@@ -537,10 +530,6 @@ class TangentNewmark final : public FixedStepMethod {
     template <class X, class Y>
     void AddHDDot(double scale, const X& x, Y&& y) const {
       sparse.AddProduct(Term::kHDDot, scale, x, y);
-    }
-    template <class X, class Y>
-    void MultiplyH(const X& x, Y&& y) const {
-      sparse.MultiplyH(x, y);
     }
     template <class B, class X>
     void SolveMinimumNorm(const B& b, X&& x) const {
@@ -604,7 +593,6 @@ class TangentNewmark final : public FixedStepMethod {
 
     // 1. Linearised constraints (eq. 32-33), factorisation and null space N_H.
     if (w.m > 0) dae.CalcPhiQ(ws, t1, w.x0, w.h_mat);
-    w.h_entries.Gather(w.h_mat, dae.constraint_jacobian_pattern());
     w.Factor();
     ++counters.factorizations;
     if (w.m > 0) w.sparse_derivatives_valid = false;  // this pass's K, H' are the dense ones
@@ -639,11 +627,11 @@ class TangentNewmark final : public FixedStepMethod {
       w.vec_m2 = -w.vec_m;
       ops.SolveMinimumNorm(w.vec_m2, w.x_p);
       w.x_p += w.x0;
-      // Right-hand sides of eqs. (39) and (46) without the H' and H'' terms: the velocity
-      // residual at the iterate is Phi_q v0 + Phi_t (the paper's q'_p in (39) is a slip).
-      dae.CalcVelocityResidual(ws, t1, w.x0, w.v0, w.vec_m);
-      ops.MultiplyH(w.v0, w.b_velocity);
-      w.b_velocity -= w.vec_m;                              // = -Phi_t
+      // Right-hand sides of eqs. (39) and (46) without the H' and H'' terms: with the
+      // velocity residual Phi_q v0 + Phi_t at the iterate (the paper's q'_p in (39) is a
+      // slip), -(Phi_q v0 + Phi_t) + H v0 = -Phi_t, taken as it is.
+      dae.CalcPhiT(ws, t1, w.x0, w.b_velocity);
+      w.b_velocity = -w.b_velocity;
       dae.CalcGamma(ws, t1, w.x0, w.v0, w.b_acceleration);  // -(H a0 - gamma) + H a0
       // eq. (40)
       auto rhs = w.dxdd.topLeftCorner(w.m, k);  // scratch; its top m rows hold the rhs

@@ -267,6 +267,17 @@ struct ModelEquations {
     double u[kDim] = {}, u_rate[kDim] = {}, a[kDim] = {}, b[kDim] = {};
   };
 
+  /// Phi_t by hand (PolicyHasRowDerivatives): only the drivers' rows, linear in q minus
+  /// law(t), depend on t: -law'(t).
+  template <class KK = K, std::enable_if_t<PolicyHasRowDerivatives<KK>::value, int> = 0>
+  void ConstraintTimeRate(double t, double* phi_t) const {
+    int row = 0;
+    for (const Joint& j : joints) row += JointRowCount(j.kind);
+    std::fill(phi_t, phi_t + row, 0.0);
+    for (const Driver& d : drivers) phi_t[row++] = -d.law.Eval(Dual<double>(t, 1.0)).d;
+    std::fill(phi_t + row, phi_t + m, 0.0);  // the policy's intrinsic rows
+  }
+
   /// gamma = -d^2/ds^2 Phi(t + s, q + v s) by hand (PolicyHasRowDerivatives; the argument
   /// of EquationsDae::CalcGamma): the joints' rows from the points' velocities and their
   /// velocity-squared accelerations, the drivers' from the second derivative of their law.
