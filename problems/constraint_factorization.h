@@ -120,21 +120,27 @@ class ConstraintFactorization {
  private:
   // R11^T y = y, in place on the first r entries of each column of y (forward
   // substitution along the rows of R, which the row-major storage keeps contiguous).
+  // Plain loops over the storage: at these sizes (a few to 60 rows) Eigen's expression
+  // dispatch per row cost more than the arithmetic; each entry sees the same operations.
   template <class Block>
   void SolveR11Transposed(Block&& y) const {
     const RowMajorMatrix& r = qr_.packed();
     for (Eigen::Index c = 0; c < y.cols(); ++c) {
-      auto yc = y.col(c);
+      double* yc = &y.coeffRef(0, c);
       for (int i = 0; i < rank_; ++i) {
-        yc(i) /= r(i, i);
-        yc.segment(i + 1, rank_ - i - 1) -= yc(i) * r.row(i).segment(i + 1, rank_ - i - 1);
+        const double* r_i = r.data() + static_cast<Eigen::Index>(i) * r.cols();
+        yc[i] /= r_i[i];
+        const double y_i = yc[i];
+        for (int j = i + 1; j < rank_; ++j) yc[j] -= y_i * r_i[j];
       }
     }
   }
   // (P^T b) for b (m x c): row k is row permutation[k] of b.
   template <class In, class Out>
   void PermuteToPivotOrder(const In& b, Out&& y) const {
-    for (int k = 0; k < m_; ++k) y.row(k) = b.row(qr_.permutation()[k]);
+    const std::vector<int>& p = qr_.permutation();
+    for (Eigen::Index c = 0; c < b.cols(); ++c)
+      for (int k = 0; k < m_; ++k) y.coeffRef(k, c) = b.coeff(p[k], c);
   }
 
   void ApplyReflectors(Vector& x, bool transposed) const;
