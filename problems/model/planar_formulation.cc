@@ -14,6 +14,9 @@
 #include <Eigen/Geometry>
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
 #include <set>
 
 #include "problems/model/model_compiler.h"
@@ -27,10 +30,45 @@ struct BodyRef {
   bool has_angle = false;
 };
 
+// cos and sin of an angle in doubles, remembered for the angles last asked for: one pass of
+// a method evaluates Phi, Phi_q, gamma and their derivatives at the same q, each visiting
+// every joint point (two per joint) where a body has one angle, so most calls repeat one
+// (double four-bar: about 150 evaluations a step, 5 bodies). A pure function of the bits of
+// theta, so the results are the same as computing them; per thread, so no sharing. Dual
+// numbers (automatic differentiation) take their own cos and sin.
+struct CosSin {
+  double c, s;
+};
+inline CosSin CosSinOf(double theta) {
+  struct Entry {
+    double theta = std::numeric_limits<double>::quiet_NaN();  // never equal: empty
+    CosSin value{1.0, 0.0};
+  };
+  static thread_local Entry table[64];
+  std::uint64_t bits;
+  std::memcpy(&bits, &theta, sizeof bits);
+  Entry& e = table[(bits ^ (bits >> 29) ^ (bits >> 47)) & 63];
+  if (!(e.theta == theta) || std::signbit(e.theta) != std::signbit(theta)) {
+    e.theta = theta;
+    e.value = {std::cos(theta), std::sin(theta)};
+  }
+  return e.value;
+}
 template <class T>
-void PointOf(const BodyRef& b, const T* q, const Eigen::Vector2d& s, T* p) {
+void CosSinOf(const T& theta, T& c, T& s) {
   using std::cos;
   using std::sin;
+  c = cos(theta);
+  s = sin(theta);
+}
+inline void CosSinOf(double theta, double& c, double& s) {
+  const CosSin v = CosSinOf(theta);
+  c = v.c;
+  s = v.s;
+}
+
+template <class T>
+void PointOf(const BodyRef& b, const T* q, const Eigen::Vector2d& s, T* p) {
   if (b.offset < 0) {
     p[0] = T(s.x());
     p[1] = T(s.y());
@@ -41,8 +79,8 @@ void PointOf(const BodyRef& b, const T* q, const Eigen::Vector2d& s, T* p) {
     p[1] = q[b.offset + 1] + s.y();
     return;
   }
-  const T& th = q[b.offset + 2];
-  const T c = cos(th), sn = sin(th);
+  T c, sn;
+  CosSinOf(q[b.offset + 2], c, sn);
   p[0] = q[b.offset] + c * s.x() - sn * s.y();
   p[1] = q[b.offset + 1] + sn * s.x() + c * s.y();
 }
@@ -50,15 +88,13 @@ void PointOf(const BodyRef& b, const T* q, const Eigen::Vector2d& s, T* p) {
 // dp/dtheta = R'(theta) s (zero for ground and point masses).
 template <class T>
 void PointAngleDerivative(const BodyRef& b, const T* q, const Eigen::Vector2d& s, T* dp) {
-  using std::cos;
-  using std::sin;
   if (b.offset < 0 || !b.has_angle) {
     dp[0] = T(0.0);
     dp[1] = T(0.0);
     return;
   }
-  const T& th = q[b.offset + 2];
-  const T c = cos(th), sn = sin(th);
+  T c, sn;
+  CosSinOf(q[b.offset + 2], c, sn);
   dp[0] = -sn * s.x() - c * s.y();
   dp[1] = c * s.x() - sn * s.y();
 }
@@ -159,11 +195,9 @@ struct PlanarKinematics {
   template <class T>
   static void OnLine(const BodyRef& a, const JointFrame& f, const T* q, const T* d, T* phi,
                      int& row) {
-    using std::cos;
-    using std::sin;
     // The normal rotates with body a: R(theta_a) n_a.
-    const T th = AngleOf(a, q);
-    const T c = cos(th), sn = sin(th);
+    T c, sn;
+    CosSinOf(AngleOf(a, q), c, sn);
     const T nx = c * f.normal_a.x() - sn * f.normal_a.y();
     const T ny = sn * f.normal_a.x() + c * f.normal_a.y();
     phi[row++] = nx * d[0] + ny * d[1];
@@ -258,7 +292,7 @@ struct PlanarKinematics {
     AngleTerms(const BodyRef& b, const double* q, const double* v, const Eigen::Vector2d& s,
                RowDerivative what) {
       const double th = q[b.offset + 2];
-      const double c = std::cos(th), sn = std::sin(th);
+      const auto [c, sn] = CosSinOf(th);
       const double rs[2] = {c * s.x() - sn * s.y(), sn * s.x() + c * s.y()};  // R s
       dp[0] = -rs[1];
       dp[1] = rs[0];
@@ -276,7 +310,7 @@ struct PlanarKinematics {
     curvature[0] = curvature[1] = 0.0;
     if (b.offset < 0 || !b.has_angle) return;
     const double th = q[b.offset + 2], w2 = v[b.offset + 2] * v[b.offset + 2];
-    const double c = std::cos(th), sn = std::sin(th);
+    const auto [c, sn] = CosSinOf(th);
     curvature[0] = -w2 * (c * s.x() - sn * s.y());
     curvature[1] = -w2 * (sn * s.x() + c * s.y());
   }
@@ -330,7 +364,7 @@ struct PlanarKinematics {
   static void LineNormal(const BodyRef& a, const JointFrame& f, const double* q, double* n,
                          double* dn) {
     const double th = AngleOf(a, q);
-    const double c = std::cos(th), sn = std::sin(th);
+    const auto [c, sn] = CosSinOf(th);
     n[0] = c * f.normal_a.x() - sn * f.normal_a.y();
     n[1] = sn * f.normal_a.x() + c * f.normal_a.y();
     dn[0] = -n[1];
@@ -402,7 +436,7 @@ struct PlanarKinematics {
                            const double* lambda, double sign, Add&& add) {
     if (b.offset < 0 || !b.has_angle) return;
     const double th = q[b.offset + 2];
-    const double c = std::cos(th), sn = std::sin(th);
+    const auto [c, sn] = CosSinOf(th);
     const double rs[2] = {c * s.x() - sn * s.y(), sn * s.x() + c * s.y()};
     add(b.offset + 2, b.offset + 2, -sign * (lambda[0] * rs[0] + lambda[1] * rs[1]));
   }
