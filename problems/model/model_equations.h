@@ -31,7 +31,12 @@
 //   derivatives of its point, rotated-vector and intrinsic rows by hand in doubles
 //   (PointHessian, AxesParallelHessian, AxesPerpendicularHessian, FrameLockedHessian,
 //   IntrinsicRowCount, IntrinsicHessian), which AddRowHessians assembles and EquationsDae
-//   checks against dual numbers once per model.
+//   checks against dual numbers once per model; and optionally (kHasRowDerivatives) the
+//   first derivatives of every row, their rates, gamma and d gamma / dq by hand in doubles
+//   (PointJacobian, ProjectedPointJacobian, OnLineJacobian, the *Jacobian of the angle and
+//   axis rows, PointCurvature, OnLineGamma, the *Gamma rows), which VisitRowDerivatives,
+//   ConstraintTimeRate and ConstraintGamma assemble and EquationsDae checks likewise (the
+//   planar policy; the rows' Phi_q must not depend on t).
 #pragma once
 
 #include <algorithm>
