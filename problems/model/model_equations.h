@@ -134,6 +134,50 @@ struct ModelEquations {
     return 0;
   }
 
+  /// The primitive row groups of the header comment. A joint kind is a sequence of them
+  /// (ForEachPrimitive, the one place that says which), and every function over the rows
+  /// (Constraints, VisitRowDerivatives, ConstraintGamma) visits them in that order.
+  enum class Primitive {
+    kCoincide,
+    kOnLine,
+    kAxesParallel,
+    kAxesPerpendicular,
+    kNoTwist,
+    kFrameLocked,
+    kInPlane,
+    kDistance
+  };
+  template <class Visit>
+  static void ForEachPrimitive(JointKind kind, Visit&& visit) {
+    switch (kind) {
+      case JointKind::kRevolute:
+        visit(Primitive::kCoincide);
+        return visit(Primitive::kAxesParallel);
+      case JointKind::kSpherical:
+        return visit(Primitive::kCoincide);
+      case JointKind::kUniversal:
+        visit(Primitive::kCoincide);
+        return visit(Primitive::kAxesPerpendicular);
+      case JointKind::kCylindrical:
+        visit(Primitive::kOnLine);
+        return visit(Primitive::kAxesParallel);
+      case JointKind::kPrismatic:
+        visit(Primitive::kOnLine);
+        visit(Primitive::kAxesParallel);
+        return visit(Primitive::kNoTwist);
+      case JointKind::kPlanar:
+        visit(Primitive::kAxesParallel);
+        return visit(Primitive::kInPlane);
+      case JointKind::kFixed:
+        visit(Primitive::kCoincide);
+        return visit(Primitive::kFrameLocked);
+      case JointKind::kPointOnLine:
+        return visit(Primitive::kOnLine);
+      case JointKind::kDistance:
+        return visit(Primitive::kDistance);
+    }
+  }
+
   template <class T>
   void Constraints(const T& t, const T* q, T* phi) const {
     int row = 0;
@@ -142,39 +186,27 @@ struct ModelEquations {
       K::Point(j.a, q, j.sa, pa);
       K::Point(j.b, q, j.sb, pb);
       for (int i = 0; i < kDim; ++i) d[i] = pb[i] - pa[i];
-      switch (j.kind) {
-        case JointKind::kRevolute:
-          Coincide(d, phi, row);
-          K::AxesParallel(j.a, j.b, j.frame, q, phi, row);
-          break;
-        case JointKind::kSpherical:
-          Coincide(d, phi, row);
-          break;
-        case JointKind::kUniversal:
-          Coincide(d, phi, row);
-          K::AxesPerpendicular(j.a, j.b, j.frame, q, phi, row);
-          break;
-        case JointKind::kCylindrical:
-        case JointKind::kPrismatic:
-          K::OnLine(j.a, j.frame, q, d, phi, row);
-          K::AxesParallel(j.a, j.b, j.frame, q, phi, row);
-          if (j.kind == JointKind::kPrismatic) K::NoTwist(j.a, j.b, j.frame, q, phi, row);
-          break;
-        case JointKind::kPlanar:
-          K::AxesParallel(j.a, j.b, j.frame, q, phi, row);
-          K::InPlane(j.a, j.frame, q, d, phi, row);
-          break;
-        case JointKind::kFixed:
-          Coincide(d, phi, row);
-          K::FrameLocked(j.a, j.b, j.frame, q, phi, row);
-          break;
-        case JointKind::kPointOnLine:
-          K::OnLine(j.a, j.frame, q, d, phi, row);
-          break;
-        case JointKind::kDistance:
-          phi[row++] = (Dot(d, d) - j.length * j.length) / (2.0 * j.length);
-          break;
-      }
+      ForEachPrimitive(j.kind, [&](Primitive p) {
+        switch (p) {
+          case Primitive::kCoincide:
+            return Coincide(d, phi, row);
+          case Primitive::kOnLine:
+            return K::OnLine(j.a, j.frame, q, d, phi, row);
+          case Primitive::kAxesParallel:
+            return K::AxesParallel(j.a, j.b, j.frame, q, phi, row);
+          case Primitive::kAxesPerpendicular:
+            return K::AxesPerpendicular(j.a, j.b, j.frame, q, phi, row);
+          case Primitive::kNoTwist:
+            return K::NoTwist(j.a, j.b, j.frame, q, phi, row);
+          case Primitive::kFrameLocked:
+            return K::FrameLocked(j.a, j.b, j.frame, q, phi, row);
+          case Primitive::kInPlane:
+            return K::InPlane(j.a, j.frame, q, d, phi, row);
+          case Primitive::kDistance:
+            phi[row++] = (Dot(d, d) - j.length * j.length) / (2.0 * j.length);
+            return;
+        }
+      });
     }
     for (const Driver& d : drivers) {
       if (d.kind == DriverKind::kCoordinate)
@@ -196,63 +228,47 @@ struct ModelEquations {
                            Take&& take) const {
     int row = 0;
     for (const Joint& j : joints) {
-      auto coincide = [&] {
-        K::PointJacobian(j.b, q, v, j.sb, 1.0, what, row, take);
-        K::PointJacobian(j.a, q, v, j.sa, -1.0, what, row, take);
-        row += kDim;
-      };
-      auto on_line = [&] {
-        const JointMotion motion = Motion(j, q, v, what);
-        K::OnLineJacobian(j.a, j.b, j.sa, j.sb, j.frame, q, v, motion.d, motion.rate,
-                          motion.curvature, what, row, take);
-      };
-      switch (j.kind) {
-        case JointKind::kRevolute:
-          coincide();
-          K::AxesParallelJacobian(j.a, j.b, j.frame, q, v, what, row, take);
-          break;
-        case JointKind::kSpherical:
-          coincide();
-          break;
-        case JointKind::kUniversal:
-          coincide();
-          K::AxesPerpendicularJacobian(j.a, j.b, j.frame, q, v, what, row, take);
-          break;
-        case JointKind::kCylindrical:
-        case JointKind::kPrismatic:
-          on_line();
-          K::AxesParallelJacobian(j.a, j.b, j.frame, q, v, what, row, take);
-          if (j.kind == JointKind::kPrismatic)
-            K::NoTwistJacobian(j.a, j.b, j.frame, q, v, what, row, take);
-          break;
-        case JointKind::kPlanar:
-          K::AxesParallelJacobian(j.a, j.b, j.frame, q, v, what, row, take);
-          K::InPlaneJacobian(j.a, j.b, j.sa, j.sb, j.frame, q, v, what, row, take);
-          break;
-        case JointKind::kFixed:
-          coincide();
-          K::FrameLockedJacobian(j.a, j.b, j.frame, q, v, what, row, take);
-          break;
-        case JointKind::kPointOnLine:
-          on_line();
-          break;
-        case JointKind::kDistance: {
-          // (d . d - L^2) / (2 L): Jacobian u . dd/dq with u = d / L, rate with u' = d' / L;
-          // gamma = -(d' . d' + d . d'') / L changes by -(d''/L . dd + 2 d'/L . dd' + u . dd'').
-          const JointMotion motion = Motion(j, q, v, what);
-          Projection p;
-          for (int i = 0; i < kDim; ++i) {
-            p.u[i] = motion.d[i] / j.length;
-            p.u_rate[i] = motion.rate[i] / j.length;
-            p.a[i] = motion.curvature[i] / j.length;
-            p.b[i] = 2.0 * motion.rate[i] / j.length;
+      ForEachPrimitive(j.kind, [&](Primitive p) {
+        switch (p) {
+          case Primitive::kCoincide:
+            K::PointJacobian(j.b, q, v, j.sb, 1.0, what, row, take);
+            K::PointJacobian(j.a, q, v, j.sa, -1.0, what, row, take);
+            row += kDim;
+            return;
+          case Primitive::kOnLine: {
+            const JointMotion motion = Motion(j, q, v, what);
+            return K::OnLineJacobian(j.a, j.b, j.sa, j.sb, j.frame, q, v, motion.d, motion.rate,
+                                     motion.curvature, what, row, take);
           }
-          K::ProjectedPointJacobian(j.b, q, v, j.sb, p, 1.0, what, row, take);
-          K::ProjectedPointJacobian(j.a, q, v, j.sa, p, -1.0, what, row, take);
-          ++row;
-          break;
+          case Primitive::kAxesParallel:
+            return K::AxesParallelJacobian(j.a, j.b, j.frame, q, v, what, row, take);
+          case Primitive::kAxesPerpendicular:
+            return K::AxesPerpendicularJacobian(j.a, j.b, j.frame, q, v, what, row, take);
+          case Primitive::kNoTwist:
+            return K::NoTwistJacobian(j.a, j.b, j.frame, q, v, what, row, take);
+          case Primitive::kFrameLocked:
+            return K::FrameLockedJacobian(j.a, j.b, j.frame, q, v, what, row, take);
+          case Primitive::kInPlane:
+            return K::InPlaneJacobian(j.a, j.b, j.sa, j.sb, j.frame, q, v, what, row, take);
+          case Primitive::kDistance: {
+            // (d . d - L^2) / (2 L): Jacobian u . dd/dq with u = d / L, rate with u' = d' / L;
+            // gamma = -(d' . d' + d . d'') / L changes by
+            // -(d''/L . dd + 2 d'/L . dd' + u . dd'').
+            const JointMotion motion = Motion(j, q, v, what);
+            Projection pr;
+            for (int i = 0; i < kDim; ++i) {
+              pr.u[i] = motion.d[i] / j.length;
+              pr.u_rate[i] = motion.rate[i] / j.length;
+              pr.a[i] = motion.curvature[i] / j.length;
+              pr.b[i] = 2.0 * motion.rate[i] / j.length;
+            }
+            K::ProjectedPointJacobian(j.b, q, v, j.sb, pr, 1.0, what, row, take);
+            K::ProjectedPointJacobian(j.a, q, v, j.sa, pr, -1.0, what, row, take);
+            ++row;
+            return;
+          }
         }
-      }
+      });
     }
     for (const Driver& d : drivers) {  // linear in q, the law a function of t alone
       if (d.kind == DriverKind::kCoordinate)
@@ -293,56 +309,40 @@ struct ModelEquations {
       double ca[kDim], cb[kDim];  // d^2/ds^2 of the joint points along q + v s
       K::PointCurvature(j.a, q, v, j.sa, ca);
       K::PointCurvature(j.b, q, v, j.sb, cb);
-      auto coincide = [&] {
-        for (int i = 0; i < kDim; ++i) gamma[row++] = ca[i] - cb[i];
-      };
-      auto on_line = [&] {
-        double d[kDim], rate[kDim], curvature[kDim];
-        Separation(j, q, d);
-        SeparationRate(j, q, v, rate);
-        for (int i = 0; i < kDim; ++i) curvature[i] = cb[i] - ca[i];
-        K::OnLineGamma(j.a, j.frame, q, v, d, rate, curvature, gamma, row);
-      };
-      switch (j.kind) {
-        case JointKind::kRevolute:
-          coincide();
-          K::AxesParallelGamma(j.a, j.b, j.frame, q, v, gamma, row);
-          break;
-        case JointKind::kSpherical:
-          coincide();
-          break;
-        case JointKind::kUniversal:
-          coincide();
-          K::AxesPerpendicularGamma(j.a, j.b, j.frame, q, v, gamma, row);
-          break;
-        case JointKind::kCylindrical:
-        case JointKind::kPrismatic:
-          on_line();
-          K::AxesParallelGamma(j.a, j.b, j.frame, q, v, gamma, row);
-          if (j.kind == JointKind::kPrismatic) K::NoTwistGamma(j.a, j.b, j.frame, q, v, gamma, row);
-          break;
-        case JointKind::kPlanar:
-          K::AxesParallelGamma(j.a, j.b, j.frame, q, v, gamma, row);
-          K::InPlaneGamma(j.a, j.b, j.sa, j.sb, j.frame, q, v, gamma, row);
-          break;
-        case JointKind::kFixed:
-          coincide();
-          K::FrameLockedGamma(j.a, j.b, j.frame, q, v, gamma, row);
-          break;
-        case JointKind::kPointOnLine:
-          on_line();
-          break;
-        case JointKind::kDistance: {
-          // (d . d - L^2) / (2 L) along q + v s: (d' . d' + d . d'') / L.
-          double d[kDim], rate[kDim];
-          Separation(j, q, d);
-          SeparationRate(j, q, v, rate);
-          double second = 0.0;
-          for (int i = 0; i < kDim; ++i) second += Square(rate[i]) + d[i] * (cb[i] - ca[i]);
-          gamma[row++] = -second / j.length;
-          break;
+      ForEachPrimitive(j.kind, [&](Primitive p) {
+        switch (p) {
+          case Primitive::kCoincide:
+            for (int i = 0; i < kDim; ++i) gamma[row++] = ca[i] - cb[i];
+            return;
+          case Primitive::kOnLine: {
+            double d[kDim], rate[kDim], curvature[kDim];
+            Separation(j, q, d);
+            SeparationRate(j, q, v, rate);
+            for (int i = 0; i < kDim; ++i) curvature[i] = cb[i] - ca[i];
+            return K::OnLineGamma(j.a, j.frame, q, v, d, rate, curvature, gamma, row);
+          }
+          case Primitive::kAxesParallel:
+            return K::AxesParallelGamma(j.a, j.b, j.frame, q, v, gamma, row);
+          case Primitive::kAxesPerpendicular:
+            return K::AxesPerpendicularGamma(j.a, j.b, j.frame, q, v, gamma, row);
+          case Primitive::kNoTwist:
+            return K::NoTwistGamma(j.a, j.b, j.frame, q, v, gamma, row);
+          case Primitive::kFrameLocked:
+            return K::FrameLockedGamma(j.a, j.b, j.frame, q, v, gamma, row);
+          case Primitive::kInPlane:
+            return K::InPlaneGamma(j.a, j.b, j.sa, j.sb, j.frame, q, v, gamma, row);
+          case Primitive::kDistance: {
+            // (d . d - L^2) / (2 L) along q + v s: (d' . d' + d . d'') / L.
+            double d[kDim], rate[kDim];
+            Separation(j, q, d);
+            SeparationRate(j, q, v, rate);
+            double second = 0.0;
+            for (int i = 0; i < kDim; ++i) second += Square(rate[i]) + d[i] * (cb[i] - ca[i]);
+            gamma[row++] = -second / j.length;
+            return;
+          }
         }
-      }
+      });
     }
     // A driver row is linear in q (K: the relative angle too) minus law(t): gamma = law''.
     const Dual<Dual<double>> time(Dual<double>(t, 1.0), Dual<double>(1.0, 0.0));
