@@ -861,9 +861,11 @@ class EquationsDae final : public MechanicalDae {
   }
 
   // Where the values of the hand-written Phi_q (HasHandConstraintDerivatives) go among
-  // phi_q's entries, and a check of it and of the hand-written gamma against dual numbers
-  // at three pseudo-random states: the same derivatives in another order of operations
-  // agree to a few roundings of the largest entry, a wrong term would be O(1).
+  // phi_q's entries, and a check of the hand-written Phi_q, d/dt Phi_q, gamma and Phi_t
+  // against dual numbers at three pseudo-random states (the same derivatives in another
+  // order of operations agree to a few roundings of the largest entry; a wrong term would
+  // be O(1)) and of d gamma / dq against central differences of gamma (no dual of third
+  // order here). Once per model, so cost is no concern.
   void DetectHandDerivatives(Structure& out) const {
     if constexpr (HasHandConstraintDerivatives<Equations>::value) {
       const JacobianCompression& c = out.phi_q;
