@@ -688,11 +688,17 @@ class EquationsDae final : public MechanicalDae {
   // columns share no row).
   template <class Take>
   void ForEachPhiQEntry(Workspace& w, double t, ConstVectorRef q, Take&& take) const {
-    const JacobianCompression& c = Detected().phi_q;
     if constexpr (HasHandConstraintDerivatives<Equations>::value) {
       ForEachHandEntry(w, q, nullptr, RowDerivative::kJacobian, take);
       return;
     }
+    ForEachPhiQEntryByDuals(w, Detected().phi_q, t, q, take);
+  }
+  // The entries of pattern c of Phi_q by dual numbers (ForEachPhiQEntry; also the reference
+  // the hand-written ones are checked against).
+  template <class Take>
+  void ForEachPhiQEntryByDuals(Workspace& w, const JacobianCompression& c, double t,
+                               ConstVectorRef q, Take&& take) const {
     for (int g = 0; g < c.num_groups(); ++g) {
       for (int i = 0; i < n(); ++i) w.q1[i] = Seed(q[i], c.group_of_column(i) == g);
       eq_.Constraints(D1(t), w.q1.data(), w.out1.data());
@@ -890,11 +896,8 @@ class EquationsDae final : public MechanicalDae {
                                     out.hand_jacobian_slot.push_back(EntryOf(c, row, col));
                                 });
         by_duals.setZero();
-        for (int g = 0; g < c.num_groups(); ++g) {
-          for (int i = 0; i < n(); ++i) w.q1[i] = Seed(q[i], c.group_of_column(i) == g);
-          eq_.Constraints(D1(t), w.q1.data(), w.out1.data());
-          for (auto e = c.begin(g); e != c.end(g); ++e) by_duals(e->row, e->col) = w.out1[e->row].d;
-        }
+        ForEachPhiQEntryByDuals(
+            w, c, t, q, [&](const auto& e, double value) { by_duals(e.row, e.col) = value; });
         MBB_INVARIANT(agree(by_hand, by_duals),
                       "hand-written constraint Jacobian disagrees with dual numbers");
         by_hand.setZero();

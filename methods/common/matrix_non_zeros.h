@@ -6,10 +6,11 @@
 // non-zeros costs what they are (double_four_bar, 15 x 15: 15 of 225 entries of M)
 // instead of a dense matrix-vector product per column.
 //
-// Gather records the entries column by column (or those of a known pattern); AddProduct adds scale
-// * A * X to Y one entry at a time. The sums run in another order than Eigen's matrix-vector
-// kernel, so the results agree with the dense product to rounding, not bit for bit. Storage for
-// every entry is reserved at construction: Gather and AddProduct never allocate.
+// Gather records the entries column by column (or those of a known pattern); AddProduct
+// adds scale * A * X to Y one entry at a time. The sums run in another order than Eigen's
+// matrix-vector kernel, so the results agree with the dense product to rounding, not bit
+// for bit. Storage for every entry is reserved at construction: Gather and AddProduct
+// never allocate.
 #pragma once
 
 #include <vector>

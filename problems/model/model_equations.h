@@ -109,31 +109,6 @@ struct ModelEquations {
   int num_coordinates() const { return n; }
   int num_constraints() const { return m; }
 
-  /// Rows of a joint kind for this policy.
-  static int JointRowCount(JointKind kind) {
-    switch (kind) {
-      case JointKind::kRevolute:
-        return kDim + K::kAxesParallelRows;
-      case JointKind::kSpherical:
-        return kDim;
-      case JointKind::kUniversal:
-        return kDim + 1;
-      case JointKind::kCylindrical:
-        return kDim - 1 + K::kAxesParallelRows;
-      case JointKind::kPrismatic:
-        return kDim + K::kAxesParallelRows;
-      case JointKind::kPlanar:
-        return K::kAxesParallelRows + 1;
-      case JointKind::kFixed:
-        return kDim + K::kFrameLockedRows;
-      case JointKind::kPointOnLine:
-        return kDim - 1;
-      case JointKind::kDistance:
-        return 1;
-    }
-    return 0;
-  }
-
   /// The primitive row groups of the header comment. A joint kind is a sequence of them
   /// (ForEachPrimitive, the one place that says which), and every function over the rows
   /// (Constraints, VisitRowDerivatives, ConstraintGamma) visits them in that order.
@@ -176,6 +151,31 @@ struct ModelEquations {
       case JointKind::kDistance:
         return visit(Primitive::kDistance);
     }
+  }
+
+  /// Rows of a primitive, and of a joint kind, for this policy.
+  static int PrimitiveRowCount(Primitive p) {
+    switch (p) {
+      case Primitive::kCoincide:
+        return kDim;
+      case Primitive::kOnLine:
+        return kDim - 1;
+      case Primitive::kAxesParallel:
+        return K::kAxesParallelRows;
+      case Primitive::kFrameLocked:
+        return K::kFrameLockedRows;
+      case Primitive::kAxesPerpendicular:
+      case Primitive::kNoTwist:
+      case Primitive::kInPlane:
+      case Primitive::kDistance:
+        return 1;
+    }
+    return 0;
+  }
+  static int JointRowCount(JointKind kind) {
+    int rows = 0;
+    ForEachPrimitive(kind, [&](Primitive p) { rows += PrimitiveRowCount(p); });
+    return rows;
   }
 
   template <class T>
