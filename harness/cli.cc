@@ -247,7 +247,7 @@ int CmdList(const std::string& what) {
                 "source", "summary");
     for (const auto& e : ProblemCatalogue()) {
       const Problem p = BuildProblem(e.id, ParameterSet());
-      const RunRecord shape = DescribeRun({p, &FindMethod("ida"), {}, {}});
+      const RunRecord shape = DescribeRun({p, &FindMethod("ida"), {}, {}, {}});
       std::printf("%-*s %4d %4d %4d  %-9s %-18s %s\n", width, e.id.c_str(), shape.n, shape.m,
                   shape.dof, FindAnyReference(p) ? "yes" : "no", e.source.c_str(),
                   e.summary.c_str());
@@ -644,6 +644,33 @@ int CmdExport(const std::string& dir, bool csv, bool as_json, std::string out) {
   return unreadable.empty() ? kExitOk : kExitRunsFailed;
 }
 
+// CLI11's words for a first argument that names no command ("A subcommand is required")
+// do not say which word was wrong: name it and the commands there are.
+std::string ParseErrorMessage(CLI::App& app, const std::vector<std::string>& argv,
+                              const CLI::ParseError& e) {
+  if (argv.empty() || argv[0].empty() || argv[0][0] == '-') return e.what();
+  std::string known;
+  for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    if (sub->check_name(argv[0])) return e.what();
+    known += (known.empty() ? "" : ", ") + sub->get_name();
+  }
+  return "unknown command '" + argv[0] + "' (commands: " + known + ")";
+}
+
+// An option given with an empty value (`--out ''`) is a mistake, not a request for the
+// default: refused, naming the option, for every option of the command that was run.
+void RefuseEmptyValues(const CLI::App& app) {
+  for (const CLI::App* sub : app.get_subcommands()) {
+    for (const CLI::Option* option : sub->get_options()) {
+      if (option->count() == 0 || option->get_expected_min() == 0) continue;  // not given; flags
+      for (const std::string& value : option->results())
+        if (value.empty())
+          throw InputError(sub->get_name() + " " + option->get_name() +
+                           ": empty value (leave the option out for its default)");
+    }
+  }
+}
+
 }  // namespace
 
 // One CLI11 subcommand per command; each option is listed by `mbbench COMMAND --help`.
@@ -785,12 +812,13 @@ int RunCli(const std::vector<std::string>& argv) {
     std::fputs(app.help("", CLI::AppFormatMode::All).c_str(), stdout);
     return kExitOk;
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "mbbench: error: %s\n%s", e.what(),
+    std::fprintf(stderr, "mbbench: error: %s\n%s", ParseErrorMessage(app, argv, e).c_str(),
                  argv.empty() ? app.help().c_str() : "run 'mbbench --help' for usage\n");
     return kExitBadInput;
   }
 
   try {
+    RefuseEmptyValues(app);
     if (list->parsed()) return CmdList(list_what);
     if (run->parsed())
       return CmdRun(run_options, series, repeats, run_jobs, run_progress, all_methods,

@@ -117,14 +117,15 @@ FastestTrial RunTrial(const FastestSearch& search, const std::string& method,
   return trial;
 }
 
-// The knobs a method's cheapness is searched over: rtol for an adaptive method, h for a
-// fixed-step one, both for a method that has both modes (odeint-dopri5, the Simbody peer,
-// arkode: a fixed step can be the cheaper way to pass, e.g. where error control switches
-// branches at a singular position); "" for a method with neither.
-std::vector<std::string> KnobsOf(const MethodEntry& entry) {
+// The knobs a method's cheapness is searched over with its parameters: rtol where it has an
+// adaptive mode, h where a given h is its fixed step, both for a method that has both modes
+// (odeint-dopri5, the Simbody peer, arkode: a fixed step can be the cheaper way to pass,
+// e.g. where error control switches branches at a singular position); "" for neither.
+std::vector<std::string> KnobsOf(const MethodEntry& entry, const ParameterSet& parameters) {
   std::vector<std::string> knobs;
-  if (entry.uses_tolerances) knobs.push_back("rtol");
-  if (entry.uses_step_size) knobs.push_back("h");
+  if (ReadSettings(entry, parameters, /*h_given=*/false).tolerances) knobs.push_back("rtol");
+  const SettingsRead with_h = ReadSettings(entry, parameters, /*h_given=*/true);
+  if (with_h.h && !with_h.tolerances) knobs.push_back("h");
   if (knobs.empty()) knobs.push_back("");
   return knobs;
 }
@@ -283,7 +284,7 @@ FastestResult SearchFastest(const FastestSearch& search, const std::string& meth
   probe.method = method;
   const ResolvedRun resolved = ResolveRun(probe);  // bad input throws here
   std::vector<FastestResult> by_knob;
-  for (const std::string& knob : KnobsOf(*resolved.entry)) {
+  for (const std::string& knob : KnobsOf(*resolved.entry, resolved.method_parameters)) {
     by_knob.push_back(SearchKnob(search, method, knob, resolved));
     // Not applicable is the problem's verdict on the method, whatever the knob.
     const auto& trials = by_knob.back().trials;

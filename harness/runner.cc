@@ -98,19 +98,15 @@ const std::vector<ParameterSpec>& SettingSpecs() {
 // takes it as the first step); rtol / atol by adaptive methods when no fixed h is given.
 void CheckSettingsUsed(const RunSpec& spec, const MethodEntry& entry,
                        const ParameterSet& method_parameters, std::vector<std::string>& warnings) {
-  const bool adaptive_by_parameter =
-      entry.uses_tolerances_if && entry.uses_tolerances_if(method_parameters);
-  const bool reads_tolerances =
-      (entry.uses_tolerances && !spec.settings.Has("h")) || adaptive_by_parameter;
+  const SettingsRead read = ReadSettings(entry, method_parameters, spec.settings.Has("h"));
   std::string unused;
-  if (spec.settings.Has("h") && !entry.uses_step_size) unused += " h";
+  if (spec.settings.Has("h") && !read.h) unused += " h";
   for (const char* key : {"rtol", "atol"})
-    if (spec.settings.Has(key) && !reads_tolerances) unused += std::string(" ") + key;
+    if (spec.settings.Has(key) && !read.tolerances) unused += std::string(" ") + key;
   if (unused.empty()) return;
+  const bool fixed_h_chosen = read.h && ReadSettings(entry, method_parameters, false).tolerances;
   const std::string what = "method " + entry.name + " does not use the setting(s)" + unused +
-                           (entry.uses_step_size && !reads_tolerances && entry.uses_tolerances
-                                ? " (a fixed h turns its tolerances off)"
-                                : "");
+                           (fixed_h_chosen ? " (a fixed h turns its tolerances off)" : "");
   if (!spec.allow_unused) throw InputError(what + "; drop them or pass --allow-unused");
   warnings.push_back(what + ": ignored (--allow-unused)");
 }
@@ -148,11 +144,10 @@ namespace {
 // not finite or above max_steps is bad input, named with h, t_end and the count.
 void CheckFixedStepCount(const ResolvedRun& run) {
   const RunSettings& st = run.settings;
-  const bool adaptive_by_parameter =
-      run.entry->uses_tolerances_if && run.entry->uses_tolerances_if(run.method_parameters);
   if (!std::isfinite(st.t_end))
     throw InputError("--t-end " + FormatNumber(st.t_end) + ": must be finite");
-  if (!(st.h > 0.0) || adaptive_by_parameter) return;  // adaptive: h is only the first step
+  // Adaptive: h is only the first step; a method that does not read h takes no step count.
+  if (!(st.h > 0.0) || run.read.tolerances || !run.read.h) return;
   if (!std::isfinite(st.h))
     throw InputError("--set h = " + FormatNumber(st.h) + ": must be finite");
   const double count = std::ceil((st.t_end - st.t0) / st.h - 1e-9);
@@ -192,8 +187,6 @@ ResolvedRun ResolveRun(const RunSpec& spec) {
   st.rtol = spec.settings.GetDouble("rtol", kDefaultRtol);
   st.atol = spec.settings.GetDouble("atol", kDefaultAtol);
   if (!(st.rtol > 0.0) || !(st.atol > 0.0)) throw InputError("--set rtol/atol: must be > 0");
-  if (run.entry->uses_step_size && !run.entry->uses_tolerances && st.h == 0.0)
-    st.h = run.problem.h_default;
   // Everything --set gives that is not a run setting (SettingSpecs) is a method parameter.
   for (const auto& [k, v] : spec.settings.values()) {
     const auto& settings = SettingSpecs();
@@ -201,6 +194,13 @@ ResolvedRun ResolveRun(const RunSpec& spec) {
                                         [&k = k](const ParameterSpec& s) { return s.name == k; });
     if (!is_setting) run.method_parameters.Set(k, v);
   }
+  run.read = ReadSettings(*run.entry, run.method_parameters, spec.settings.Has("h"));
+  // The step a fixed-step run takes (and the first step of the fixed-step methods' adaptive
+  // modes, FixedStepMethod) when none is given: recorded, since it is what runs. A method
+  // that declares tolerances and runs them chooses its own first step.
+  if (run.read.h && !(run.entry->uses_tolerances && run.read.tolerances) && st.h == 0.0)
+    st.h = run.problem.h_default;
+  if (!run.read.h) st.h = 0.0;  // unread (refused, or kept as a warning by --allow-unused)
   st.land_on_samples = spec.settings.GetString("samples", "land") == "land";
   CheckFixedStepCount(run);
   CheckSettingsUsed(spec, *run.entry, run.method_parameters, run.problem.warnings);
@@ -223,9 +223,7 @@ RunRecord DescribeRun(const ResolvedRun& run) {
   r.method_id = run.entry->name;
   r.method_parameters = run.method_parameters.Resolved(run.entry->parameters);
   if (run.settings.h > 0.0) r.h = run.settings.h;
-  const bool adaptive_by_parameter =
-      run.entry->uses_tolerances_if && run.entry->uses_tolerances_if(run.method_parameters);
-  if ((run.entry->uses_tolerances && run.settings.h == 0.0) || adaptive_by_parameter) {
+  if (run.read.tolerances) {
     r.rtol = run.settings.rtol;
     r.atol = run.settings.atol;
   }

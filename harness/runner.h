@@ -47,6 +47,7 @@ struct ResolvedRun {
   const MethodEntry* entry = nullptr;
   ParameterSet method_parameters;  // without h, rtol, atol
   RunSettings settings;
+  SettingsRead read;  // which of settings' h, rtol, atol the method reads (and a result records)
 };
 ResolvedRun ResolveRun(const RunSpec& spec);
 

@@ -45,9 +45,9 @@ Amplitudes ReferenceAmplitudes(const ResolvedRun& run) {
 
 StabilityRecord SearchStabilityLimit(const RunSpec& spec, const StabilityOptions& options) {
   ResolvedRun run = ResolveRun(spec);
-  if (!run.entry->uses_step_size)
-    throw InputError("stability: method " + run.entry->name + " has no fixed step size");
-  if (run.entry->uses_tolerances_if && run.entry->uses_tolerances_if(run.method_parameters))
+  const SettingsRead read = ReadSettings(*run.entry, run.method_parameters, /*h_given=*/true);
+  if (!read.h) throw InputError("stability: method " + run.entry->name + " has no fixed step size");
+  if (read.tolerances)
     throw InputError("stability: method " + run.entry->name +
                      " runs with an adaptive step with these parameters (e.g. step=adaptive)");
   StabilityRecord record;

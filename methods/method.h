@@ -150,8 +150,9 @@ struct MethodEntry {
   std::vector<ParameterSpec> parameters;  // method parameters beyond h, rtol, atol
   std::function<std::unique_ptr<Method>(const ParameterSet&)> create;
   /// For methods whose step control is a parameter (continued-qr `step=adaptive`): true when
-  /// the given method parameters select the rtol/atol-controlled mode (h is then the first
-  /// step). Empty: the mode follows uses_tolerances as for the other methods.
+  /// the given method parameters select the rtol/atol-controlled mode, false when they select
+  /// a fixed step (rtol / atol then unread, whatever uses_tolerances says). Empty: the mode
+  /// follows uses_tolerances as for the other methods. See SettingsRead.
   std::function<bool(const ParameterSet&)> uses_tolerances_if = nullptr;
   /// What the method promises with its default parameters (checked by the conformance test).
   MethodPromises promises = {};
@@ -161,7 +162,23 @@ struct MethodEntry {
   /// key, the harness builds the problem that way (recorded in problem.parameters); a user
   /// who pinned another value gets the method's not_applicable reason.
   std::map<std::string, std::string> preferred_problem_parameters = {};
+  /// For methods whose reading of h is a parameter (recursive and joint-dense read the fixed
+  /// step of integrator=rk4; their IDA mode does not): true when the given parameters make
+  /// the method read h. Empty: uses_step_size.
+  std::function<bool(const ParameterSet&)> uses_step_size_if = nullptr;
 };
+
+/// Which run settings a method reads with the given parameters. The one place that decides
+/// it: the harness refuses a setting the method does not read, records only those it does,
+/// and picks the default h from it.
+struct SettingsRead {
+  bool h = false;           // a fixed step, or the first step offered to an adaptive mode
+  bool tolerances = false;  // rtol / atol: the run's step control is adaptive
+};
+/// `h_given`: the user set h. For a method with an adaptive default that also takes a fixed
+/// step (odeint-dopri5), a given h selects the fixed step and turns the tolerances off.
+SettingsRead ReadSettings(const MethodEntry& entry, const ParameterSet& method_parameters,
+                          bool h_given);
 
 /// The registry, sorted by name (methods/registry.cc is the one list).
 const std::vector<MethodEntry>& MethodRegistry();

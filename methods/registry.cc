@@ -38,6 +38,16 @@ const std::vector<MethodEntry>& MethodRegistry() {
   return registry;
 }
 
+SettingsRead ReadSettings(const MethodEntry& entry, const ParameterSet& method_parameters,
+                          bool h_given) {
+  SettingsRead read;
+  read.h =
+      entry.uses_step_size_if ? entry.uses_step_size_if(method_parameters) : entry.uses_step_size;
+  read.tolerances = entry.uses_tolerances_if ? entry.uses_tolerances_if(method_parameters)
+                                             : entry.uses_tolerances && !(h_given && read.h);
+  return read;
+}
+
 const MethodEntry& FindMethod(const std::string& name) {
   for (const auto& entry : MethodRegistry())
     if (entry.name == name) return entry;

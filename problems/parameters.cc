@@ -1,5 +1,7 @@
 #include "problems/parameters.h"
 
+#include "problems/parameter_fallbacks.h"
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -55,18 +57,43 @@ void ParameterSet::SetFromAssignment(const std::string& assignment, const std::s
   const auto eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == assignment.size())
     throw InputError(context + " '" + assignment + "': expected key=value");
-  values_[assignment.substr(0, eq)] = assignment.substr(eq + 1);
+  const std::string key = assignment.substr(0, eq);
+  const auto given = values_.find(key);
+  if (given != values_.end())
+    throw InputError(context + " '" + key + "' given twice (" + key + "=" + given->second +
+                     ", then " + assignment + "): give each key once");
+  values_[key] = assignment.substr(eq + 1);
+}
+
+namespace {
+thread_local FallbackRecorder* active_recorder = nullptr;
+}  // namespace
+
+FallbackRecorder::FallbackRecorder() : previous_(active_recorder) { active_recorder = this; }
+FallbackRecorder::~FallbackRecorder() { active_recorder = previous_; }
+
+bool FallbackRecorder::Active() { return active_recorder != nullptr; }
+
+void FallbackRecorder::Note(const std::string& key, const std::string& fallback) {
+  if (active_recorder != nullptr) active_recorder->fallbacks_.emplace_back(key, fallback);
 }
 
 double ParameterSet::GetDouble(const std::string& key, double fallback) const {
   auto it = values_.find(key);
-  if (it == values_.end()) return fallback;
-  return ParseNumber(it->second, key);
+  if (it != values_.end()) return ParseNumber(it->second, key);
+  if (FallbackRecorder::Active()) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.17g", fallback);
+    FallbackRecorder::Note(key, text);
+  }
+  return fallback;
 }
 
 std::string ParameterSet::GetString(const std::string& key, const std::string& fallback) const {
   auto it = values_.find(key);
-  return it == values_.end() ? fallback : it->second;
+  if (it != values_.end()) return it->second;
+  FallbackRecorder::Note(key, fallback);
+  return fallback;
 }
 
 void ParameterSet::Validate(const std::vector<ParameterSpec>& specs,

@@ -160,7 +160,22 @@ TEST_CASE("every bad input in the table gives its exit code and names what is wr
   const std::vector<BadInput> table = {
       // Command line.
       {{}, 2, "mbbench"},
-      {{"frobnicate"}, 2, "subcommand"},  // CLI11 says a subcommand is required
+      {{"frobnicate"}, 2, "unknown command 'frobnicate'"},
+      // Settings a run would record but not use, and settings said twice.
+      {{"run", "-p", "gyro_top", "-m", "recursive", "--set", "integrator=rk4", "--set",
+        "rtol=1e-6"},
+       2,
+       "does not use the setting(s) rtol"},
+      {{"run", "-p", "gyro_top", "-m", "recursive", "--set", "h=0.01"},
+       2,
+       "does not use the setting(s) h"},
+      {{"run", "-p", "planar_pendulum", "-m", "ida", "--set", "rtol=1e-6", "--set", "rtol=1e-7"},
+       2,
+       "'rtol' given twice"},
+      {{"run", "-p", "planar_pendulum", "--param", "g=9.81", "--param", "g=1.62", "-m", "ida"},
+       2,
+       "'g' given twice"},
+      {{"run", "-p", "planar_pendulum", "-m", "ida", "--out", ""}, 2, "--out: empty value"},
       {{"run", "-m", "ida"}, 2, "-p"},
       {{"run", "-p", "no_such_problem", "-m", "ida"}, 2, "no_such_problem"},
       {{"run", "-p", "planar_pendulum", "-m", "no_such_method"}, 2, "no_such_method"},

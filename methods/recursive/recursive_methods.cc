@@ -487,6 +487,8 @@ class TreeMethod final : public Method {
 };
 
 bool UsesTolerances(const ParameterSet& p) { return p.GetString("integrator", "ida") != "rk4"; }
+// IDA chooses its own steps (h is not even its first step); RK4 steps at h.
+bool UsesStepSize(const ParameterSet& p) { return !UsesTolerances(p); }
 
 const std::map<std::string, std::string> kTreeProblems = {{"formulation", "joint-tree"}};
 
@@ -532,7 +534,8 @@ std::vector<MethodEntry> RecursiveMethodEntries() {
        UsesTolerances,
        // Default IDA: variable-order BDF, adaptive; no constraints (m = 0).
        MethodPromises::Adaptive().Position().Velocity(),
-       kTreeProblems},
+       kTreeProblems,
+       UsesStepSize},
       {"recursive",
        "classical O(N) recursive formalism (inverses; paper 004 (17), (24a), (25a)); IDA or "
        "fixed-step RK4",
@@ -543,7 +546,8 @@ std::vector<MethodEntry> RecursiveMethodEntries() {
        [](const ParameterSet& p) { return std::make_unique<TreeMethod>(Kind::kRecursive, p); },
        UsesTolerances,
        MethodPromises::Adaptive().Position().Velocity(),
-       kTreeProblems},
+       kTreeProblems,
+       UsesStepSize},
       {"recursive-zero-mass",
        "O(N) recursion with pseudo-inverses for zero/rank-deficient body mass: mixed "
        "equations (25)-(28) as an index-1 DAE through IDA",

@@ -59,7 +59,11 @@ Problem BuildModelProblem(const ModelDescription& model, const std::string& id) 
 
 Problem BuildModelProblem(ModelDescription model, const std::string& id,
                           const ParameterSet& params) {
-  model.formulation = params.GetString("formulation", model.formulation);
+  // The catalogue declares the formulation parameter with the dimension's default
+  // (FormulationParameter): the same text when the key is absent.
+  const std::string fallback =
+      model.formulation.empty() ? DefaultFormulation(model.dimension) : model.formulation;
+  model.formulation = params.GetString("formulation", fallback);
   return BuildModelProblem(model, id);
 }
 

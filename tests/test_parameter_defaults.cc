@@ -1,0 +1,81 @@
+// Declared defaults are the defaults that run. A result records a parameter's spec default
+// (ParameterSet::Resolved) and hashes it into its configuration; the method's Parse or the
+// problem's builder reads the same key with a fallback of its own. Where the two differ the
+// result records a setting that did not run (partitioning recorded hysteresis = 0.05 and
+// ran 0.01). Every method and every catalogue problem is built here from an empty parameter
+// set under a FallbackRecorder, and each fallback it read is compared with the declaration.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "methods/method.h"
+#include "problems/parameter_fallbacks.h"
+#include "problems/problem.h"
+
+namespace mbb {
+namespace {
+
+// The fallbacks read, each judged against `specs`: "" when every one matches its declared
+// default, else one line per mismatch (key, fallback, declared default).
+std::string Mismatches(const FallbackRecorder& recorder, const std::vector<ParameterSpec>& specs) {
+  std::string out;
+  for (const auto& [key, fallback] : recorder.fallbacks()) {
+    const ParameterSpec* spec = nullptr;
+    for (const ParameterSpec& s : specs)
+      if (s.name == key) spec = &s;
+    // An undeclared key can be neither given (Validate refuses it) nor recorded: a shared
+    // Parse reading an option another entry of the family declares (partitioning-fixed's
+    // hysteresis) runs its fallback and records nothing, which is consistent.
+    if (spec == nullptr) continue;
+    // "" declares "unset unless given": the fallback is then the code's marker for unset.
+    if (spec->default_value.empty()) continue;
+    const bool same =
+        spec->choices.empty()
+            // Exact: both are the same decimal text read by strtod (fractions as a / b).
+            ? ParseNumber(spec->default_value, key) == std::stod(fallback)
+            : spec->default_value == fallback;
+    if (!same)
+      out += "  '" + key + "': runs " + fallback + ", declares " + spec->default_value + "\n";
+  }
+  return out;
+}
+
+TEST_CASE("every method runs the parameter defaults its entry declares", "[parameters]") {
+  for (const MethodEntry& entry : MethodRegistry()) {
+    FallbackRecorder recorder;
+    const ParameterSet none;
+    entry.create(none);
+    if (entry.uses_tolerances_if) entry.uses_tolerances_if(none);
+    if (entry.uses_step_size_if) entry.uses_step_size_if(none);
+    INFO("method " << entry.name << "\n" << Mismatches(recorder, entry.parameters));
+    CHECK(Mismatches(recorder, entry.parameters).empty());
+  }
+}
+
+TEST_CASE("every catalogue problem is built with the parameter defaults it declares",
+          "[parameters]") {
+  for (const ProblemEntry& entry : ProblemCatalogue()) {
+    FallbackRecorder recorder;
+    entry.build(ParameterSet{});
+    INFO("problem " << entry.id << "\n" << Mismatches(recorder, entry.parameters));
+    CHECK(Mismatches(recorder, entry.parameters).empty());
+  }
+}
+
+TEST_CASE("the congruence check sees a fallback that differs from the declaration",
+          "[parameters]") {
+  const std::vector<ParameterSpec> specs = {{"hysteresis", "0.05", "", {}},
+                                            {"integrator", "rk4", "", {"rk4", "dopri5"}}};
+  FallbackRecorder recorder;
+  const ParameterSet none;
+  none.GetDouble("hysteresis", 0.01);
+  none.GetString("integrator", "rk4");
+  const std::string found = Mismatches(recorder, specs);
+  CHECK(found.find("'hysteresis': runs 0.01") != std::string::npos);
+  CHECK(found.find("integrator") == std::string::npos);
+}
+
+}  // namespace
+}  // namespace mbb
