@@ -62,6 +62,8 @@ class MetricsObserver final : public StepObserver {
   void AccumulateOutputs(const Vector& out_ref);
   void TrackMomenta();
   void WatchBand(const StepSample& sample);
+  double DistanceFromStart(const Vector& q) const;
+  bool SmoothAccelerations(double h, const Vector& q, const Vector& v) const;
   void WatchDivergence(const StepSample& sample, double balance);
   bool EnergyScaleResolved() const;
   void TimeRevolution(const StepSample& sample);

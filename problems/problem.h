@@ -54,6 +54,11 @@ struct Problem {
   /// IFToMM result files report angles), 0 for an ordinary output. Empty: none periodic.
   std::vector<double> output_periods;
 
+  /// Per coordinate: the period of an angle that may turn without bound (2 pi), 0 for an
+  /// ordinary coordinate; empty: none periodic. The divergence criterion measures such a
+  /// coordinate's distance from q0 on the circle (a crank that turns is not diverging).
+  std::vector<double> coordinate_periods;
+
   /// Amplitude scale of q - q0 used by the stability search's growth criterion when the
   /// source states one (e.g. the stiff pendulum's static deflection); 0 = take it from a
   /// reference run.

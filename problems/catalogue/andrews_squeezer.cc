@@ -251,6 +251,8 @@ Problem Build(const ParameterSet& p) {
       0.222668390165885884674473185609, 0.487364979543842550225598953530,
       -0.222668390165885884674473185609, 1.23054744454982119249735015568;
   problem.v0 = Vector::Zero(7);
+  // All seven coordinates are angles; beta and Theta turn without bound (the crank).
+  problem.coordinate_periods.assign(7, 2.0 * M_PI);
   // The seven angles, then joint F (A + zt (cos delta, sin delta)), plotted in paper 001
   // Figs 24, 26, 27.
   problem.output_names = {"beta",  "Theta",   "gamma", "Phi", "delta",

@@ -108,6 +108,7 @@ Problem Build(const ParameterSet& p) {
   const double half = 0.5 * eq.length, s = std::sin(theta0), c = std::cos(theta0);
   problem.q0 = Vector(6);
   problem.q0 << half * s, -half * c, theta0, 3.0 * half * s, -3.0 * half * c, theta0;
+  problem.coordinate_periods = {0.0, 0.0, 2.0 * M_PI, 0.0, 0.0, 2.0 * M_PI};  // th1, th2
   problem.v0 = Vector::Zero(6);
   problem.structure = Structure(eq, problem.q0);
   problem.output_names = {"theta1", "theta2"};

@@ -243,6 +243,7 @@ Problem BuildAngles(const ParameterSet& p) {
   problem.output_names = {"alpha1", "alpha2", "alpha3"};
   problem.coordinate_names = problem.output_names;
   problem.output_periods = {2.0 * M_PI, 2.0 * M_PI, 2.0 * M_PI};
+  problem.coordinate_periods = problem.output_periods;
   problem.calc_outputs = [](double, const Vector& q, const Vector&, Vector& out) { out = q; };
   problem.default_methods = model.default_methods;
   return problem;

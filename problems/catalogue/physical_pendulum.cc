@@ -71,6 +71,7 @@ Problem Build(const ParameterSet& p) {
   problem.h_default = 1e-3;
   problem.q0 = Vector(3);
   problem.q0 << eq.rho * std::cos(gamma0), eq.rho * std::sin(gamma0), gamma0;
+  problem.coordinate_periods = {0.0, 0.0, 2.0 * M_PI};  // gamma
   problem.v0 = Vector::Zero(3);
   problem.structure = Structure(eq, gamma0);
   problem.output_names = {"x", "y", "gamma"};

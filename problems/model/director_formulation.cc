@@ -48,6 +48,7 @@ struct DirectorKinematics {
   using Vec = Eigen::Matrix<double, Dim, 1>;
   static constexpr int kDim = Dim;
   static constexpr int kRigidSize = Dim + Dim * Dim, kPointSize = Dim;
+  static constexpr int kRigidAngleSlot = -1;  // directors: bounded, no angle
   static constexpr int kAxesParallelRows = Dim == 3 ? 2 : 0;
   static constexpr int kFrameLockedRows = Dim == 3 ? 3 : 1;
   static constexpr bool kConstantMass = true;

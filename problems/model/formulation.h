@@ -45,6 +45,9 @@ struct FormulatedModel {
   /// Its inverse, where the coordinates offer one (ModelStructure::bodies_from_coordinates).
   std::function<void(const Vector& q, const Vector& v, std::vector<BodyMotion>& bodies)>
       bodies_from_coordinates;
+  /// Per coordinate: 2 pi for an angle that may turn without bound (a planar body's theta,
+  /// a revolute joint's angle in joint coordinates), 0 otherwise (Problem::coordinate_periods).
+  std::vector<double> coordinate_periods;
   /// Output values in ModelDescription::outputs order.
   std::function<void(double t, const Vector& q, const Vector& v, Vector& out)> calc_outputs;
 };

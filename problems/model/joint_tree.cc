@@ -862,6 +862,22 @@ TreeClosure LoopClosure(const ModelDescription& model, const ModelDescription& f
 
 }  // namespace
 
+namespace {
+// 2 pi for the joint coordinates that are angles able to turn without bound: a planar
+// revolute joint's relative angle and a free planar body's theta. Spatial charts are local
+// (they change chart before they wrap), so none is periodic there.
+std::vector<double> JointAnglePeriods(const std::vector<TreeBody>& bodies, bool spatial, int n) {
+  std::vector<double> periods(n, 0.0);
+  if (spatial) return periods;
+  for (const TreeBody& b : bodies) {
+    if (b.joint == TreeJointKind::kRevolute) periods[b.q_offset] = 2.0 * M_PI;
+    if (b.joint == TreeJointKind::kFree && b.rigid && b.n == 3)
+      periods[b.q_offset + 2] = 2.0 * M_PI;
+  }
+  return periods;
+}
+}  // namespace
+
 FormulatedModel FormulateJointTree(const ModelDescription& stated) {
   const ModelDescription model = OrientTreeJoints(stated, BuildKinematicTree(stated));
   // The same bodies and force elements without joints and drivers: M_i, f_i and outputs
@@ -999,6 +1015,7 @@ FormulatedModel FormulateJointTree(const ModelDescription& stated) {
   out.stated_v = Vector::Zero(q_offset);
   out.rows = closure_rows;
   out.constraint_names = closure_names;
+  out.coordinate_periods = JointAnglePeriods(bodies, spatial, q_offset);
   // References and peers hand back body motions: absolute coordinates through the planar
   // blocks of the same bodies (spatial: the frames), then the inverse of (7), (8).
   out.coordinates_from_bodies = [dae, planar_blocks](const std::vector<BodyMotion>& motion,

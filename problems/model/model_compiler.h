@@ -34,6 +34,7 @@
 // and the templated kinematics of model_equations.h.
 #pragma once
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,12 @@ struct ModelCompiler {
       out.body_coordinates.push_back({b.name, n, size});
       n += size;
     }
+    // The formulation names its angle slot (K::kRigidAngleSlot, -1: none, as for directors
+    // and Euler parameters, which stay bounded).
+    out.coordinate_periods.assign(n, 0.0);
+    for (size_t i = 0; i < model.bodies.size(); ++i)
+      if (K::kRigidAngleSlot >= 0 && model.bodies[i].kind == BodyKind::kRigid)
+        out.coordinate_periods[out.body_coordinates[i].offset + K::kRigidAngleSlot] = 2.0 * M_PI;
     return refs;
   }
 

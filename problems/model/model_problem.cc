@@ -52,6 +52,7 @@ Problem BuildModelProblem(const ModelDescription& model, const std::string& id) 
     problem.output_periods.push_back(periodic ? 2.0 * M_PI * std::abs(o.scale) : 0.0);
   }
   problem.calc_outputs = formulated.calc_outputs;
+  problem.coordinate_periods = formulated.coordinate_periods;
   problem.default_methods = model.default_methods;
   problem.conserved_momentum = model.conserved_momentum;
   return problem;
