@@ -150,6 +150,13 @@ TEST_CASE("paper claims: each relation holds or fails on the document", "[check]
   none.relation = "equals";
   none.null_value = true;
   CHECK(JudgeClaim(none, doc).holds);
+  // The value is labelled by its source: a number of an independent check is not "paper".
+  c.key = "metrics.error.x";
+  c.relation = "at_most";
+  c.number = 1e-6;
+  CHECK_THAT(JudgeClaim(c, doc).line, Catch::Contains(": paper 1e-06, ours 2e-07"));
+  c.source = "independent check";
+  CHECK_THAT(JudgeClaim(c, doc).line, Catch::Contains(": independent check 1e-06, ours 2e-07"));
 }
 
 TEST_CASE("check reruns stability baselines and judges the tier's paper claims", "[check]") {
@@ -187,6 +194,13 @@ TEST_CASE("check reruns stability baselines and judges the tier's paper claims",
   wrong["claims"][0]["relation"] = "roughly";
   Write(baselines / kClaimsFileName, wrong);
   CHECK(RunCli({"check", "--baseline", baselines.string()}) == 2);
+  wrong = claims;
+  wrong["claims"][0]["source"] = "folklore";  // source: paper | paper statement | independent check
+  Write(baselines / kClaimsFileName, wrong);
+  CHECK(RunCli({"check", "--baseline", baselines.string()}) == 2);
+  wrong["claims"][0]["source"] = "paper statement";
+  Write(baselines / kClaimsFileName, wrong);
+  CHECK(RunCli({"check", "--baseline", baselines.string()}) == 0);
   wrong = claims;
   wrong["claims"][0]["baseline"] = "absent.json";
   Write(baselines / kClaimsFileName, wrong);
