@@ -189,6 +189,18 @@ TEST_CASE("check reruns stability baselines and judges the tier's paper claims",
   Write(baselines / kClaimsFileName, wrong);
   CHECK(RunCli({"check", "--baseline", baselines.string()}) == 1);
 
+  // A baseline whose rerun is refused (here a parameter four_bar's angles form rejects) is
+  // a change, not the end of the check: the other baseline's claim is still judged.
+  const char* refused = "four_bar_angles_partitioning-projective_alpha1_pi2.json";
+  json odd = Read(fs::path(MBBENCH_BASELINES_DIR) / "nightly" / refused);
+  odd["problem"]["parameters"]["formulation"] = "joint-tree";  // what the rerun reads
+  odd["configuration"]["problem"]["parameters"]["formulation"] = "joint-tree";
+  Write(baselines / refused, odd);
+  Write(baselines / kClaimsFileName, claims);
+  CHECK(RunCli({"check", "--baseline", baselines.string(), "--jobs", "2"}) == 1);
+  CHECK(RunCli({"check", "--baseline", baselines.string(), "--update", "--reason", "t"}) == 1);
+  fs::remove(baselines / refused);
+
   // Bad claims files are bad input: an unknown relation, a baseline that is not there.
   wrong = claims;
   wrong["claims"][0]["relation"] = "roughly";
