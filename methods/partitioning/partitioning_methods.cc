@@ -542,7 +542,7 @@ std::vector<MethodEntry> PartitioningMethodEntries() {
       "ab4: restart with RK4 steps after a switch (off: keep the history as q''(I_new))",
       {"off", "on"}};
   ParameterSpec hysteresis{
-      "hysteresis", "0.05", "switch when another choice's cos^2 sum beats the current by this", {}};
+      "hysteresis", "0.01", "switch when another choice's cos^2 sum beats the current by this", {}};
   hysteresis.min = 0.0;
   ParameterSpec independent{"independent",
                             "0",
