@@ -72,7 +72,8 @@ std::string ReadText(const std::string& path) {
 struct CheckOutcome {
   enum class Kind { kUnchanged, kChanged, kConfiguration, kMissing } kind = Kind::kUnchanged;
   std::vector<std::string> lines;
-  std::string document;  // the rerun (or --against) document; empty if missing
+  std::string document;        // the rerun (or --against) document; empty if missing
+  bool rerun_refused = false;  // the rerun threw (the baseline is kept as it is)
 };
 
 void Conclude(CheckOutcome& outcome, const std::vector<std::string>& differences,
@@ -231,8 +232,18 @@ int RunCheck(const CheckOptions& o) {
   auto worker = [&] {
     for (size_t i = next++; i < files.size(); i = next++) {
       const auto t0 = std::chrono::steady_clock::now();
-      outcomes[i] =
-          IsStabilityDocument(files[i]) ? CheckStability(files[i], o) : CheckResult(files[i], o);
+      // A baseline whose rerun is refused (a parameter the build no longer accepts) is a
+      // change of that baseline, not the end of the check: the other baselines and their
+      // paper claims are still judged.
+      try {
+        outcomes[i] =
+            IsStabilityDocument(files[i]) ? CheckStability(files[i], o) : CheckResult(files[i], o);
+      } catch (const std::exception& e) {
+        outcomes[i] = CheckOutcome{};
+        outcomes[i].kind = CheckOutcome::Kind::kChanged;
+        outcomes[i].rerun_refused = true;
+        outcomes[i].lines.push_back(std::string("rerun refused: ") + e.what());
+      }
       const auto now = std::chrono::steady_clock::now();
       static const char* kWords[] = {"unchanged", "CHANGED", "different configuration",
                                      "missing in --against"};
@@ -267,7 +278,12 @@ int RunCheck(const CheckOptions& o) {
                 baseline_dir.c_str());
     if (failing_claims > 0)
       std::printf("%d paper claim(s) no longer hold on the updated baselines\n", failing_claims);
-    return failing_claims > 0 ? 1 : 0;
+    const auto refused = std::count_if(outcomes.begin(), outcomes.end(),
+                                       [](const CheckOutcome& c) { return c.rerun_refused; });
+    if (refused > 0)
+      std::printf("%ld baseline(s) not updated: the rerun was refused\n",
+                  static_cast<long>(refused));
+    return failing_claims > 0 || refused > 0 ? 1 : 0;
   }
   int changed = 0, configuration = 0, missing = 0;
   for (const auto& outcome : outcomes) {

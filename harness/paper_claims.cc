@@ -16,8 +16,10 @@ namespace {
 using json = nlohmann::json;
 
 const std::set<std::string> kRelations = {"within", "at_most", "at_least", "equals"};
-const std::set<std::string> kClaimKeys = {
-    "id", "paper", "where", "baseline", "key", "relation", "value", "relative_tolerance", "why"};
+const std::set<std::string> kSources = {"paper", "paper statement", "independent check"};
+const std::set<std::string> kClaimKeys = {"id",  "paper",    "where", "baseline",
+                                          "key", "relation", "value", "relative_tolerance",
+                                          "why", "source"};
 
 std::string Text(const json& claim, const char* key, const std::string& where) {
   if (!claim.contains(key) || !claim[key].is_string() || claim[key].get<std::string>().empty())
@@ -39,6 +41,12 @@ PaperClaim ParseClaim(const json& c, const std::string& where) {
   claim.key = Text(c, "key", named);
   claim.relation = Text(c, "relation", named);
   claim.why = Text(c, "why", named);
+  if (c.contains("source")) {
+    claim.source = Text(c, "source", named);
+    if (!kSources.count(claim.source))
+      throw InputError(named + ": source '" + claim.source +
+                       "' is not one of paper, paper statement, independent check");
+  }
   if (!kRelations.count(claim.relation))
     throw InputError(named + ": relation '" + claim.relation +
                      "' is not one of within, at_most, at_least, equals");
@@ -118,8 +126,8 @@ std::vector<PaperClaim> ReadPaperClaims(const std::string& path) {
 
 ClaimVerdict JudgeClaim(const PaperClaim& c, const std::string& document) {
   ClaimVerdict verdict;
-  const std::string head = c.id + " (paper " + c.paper + ", " + c.where + "): " + c.key +
-                           ": paper " + PaperValue(c) + ", ours ";
+  const std::string head = c.id + " (paper " + c.paper + ", " + c.where + "): " + c.key + ": " +
+                           c.source + " " + PaperValue(c) + ", ours ";
   json doc;
   try {
     doc = json::parse(document);
@@ -153,10 +161,10 @@ ClaimVerdict JudgeClaim(const PaperClaim& c, const std::string& document) {
                     100.0 * c.relative_tolerance);
     } else if (c.relation == "at_most") {
       verdict.holds = ours <= paper;
-      std::snprintf(buffer, sizeof buffer, "at most the paper's, ratio %.3g", ours / paper);
+      std::snprintf(buffer, sizeof buffer, "at most, ratio %.3g", ours / paper);
     } else {
       verdict.holds = ours >= paper;
-      std::snprintf(buffer, sizeof buffer, "at least the paper's, ratio %.3g", ours / paper);
+      std::snprintf(buffer, sizeof buffer, "at least, ratio %.3g", ours / paper);
     }
     detail = buffer;
   }

@@ -31,6 +31,12 @@ struct PaperClaim {
   bool null_value = false;          // equals null (e.g. no stable step at all)
   double relative_tolerance = 0.0;  // within
   std::string why;                  // why the relation and tolerance are what they are
+  // Where `value` comes from: "paper" (a number the paper prints; the default, so files
+  // without the key keep their meaning), "paper statement" (the paper states it in words,
+  // e.g. "conserved", "fails", "acceptable"; value is the bound that expresses the statement
+  // and `why` says how) or "independent check" (a number computed outside the suite, the
+  // paper states none; `why` names the computation). Printed as the label of the value.
+  std::string source = "paper";
 };
 
 /// Reads and validates a claims file; InputError naming the file, the claim and the key.

@@ -100,6 +100,31 @@ TEST_CASE("partitioning-projective: RK4 on the four-bar switches and meets the r
   CHECK(error < 1e-5);  // the issue's acceptance (RK4 ~ C h^4; measured 6.8e-7)
 }
 
+TEST_CASE("partitioning metrics cos2_min/max: the range of the series, (26) on the pendulum",
+          "[partitioning][criterion]") {
+  // Physical pendulum (m = 1, rho = 0.5, J = m (2 rho)^2 / 12): (26) gives cos^2 alpha_gamma
+  // = J / (m rho^2 + J) = 1/4 in every configuration, cos^2 alpha_x, _y = 3/4 sin^2, cos^2.
+  const Problem p = BuildProblem("physical_pendulum", ParameterSet());
+  RunSettings s = Settings(p, 0.001);
+  s.t_end = 1.0;
+  const Run run = RunMethod("partitioning-projective", ParameterSet(), p, s);
+  REQUIRE(run.outcome.status == RunStatus::kOk);
+  const auto& m = run.outcome.extra_metrics;
+  for (const char* c : {"x", "y", "gamma"}) {
+    double lo = 1e300, hi = -1e300;
+    for (size_t k = 0; k < run.trajectory.t.size(); ++k) {
+      lo = std::min(lo, run.trajectory.Extra(k, std::string("cos2_") + c));
+      hi = std::max(hi, run.trajectory.Extra(k, std::string("cos2_") + c));
+    }
+    INFO(c);
+    CHECK(m.at(std::string("cos2_min.") + c) == lo);
+    CHECK(m.at(std::string("cos2_max.") + c) == hi);
+  }
+  CHECK(m.at("cos2_min.gamma") == Approx(0.25).epsilon(1e-12));
+  CHECK(m.at("cos2_max.gamma") == Approx(0.25).epsilon(1e-12));
+  CHECK(m.at("cos2_max.y") == Approx(0.75).epsilon(1e-12));  // gamma = 0 at the start
+}
+
 TEST_CASE("partitioning: the O4 reactions by (35), (37), (38) agree", "[partitioning][reactions]") {
   const Problem p = BuildProblem("four_bar", Params({{"form", "angles"}}));
   const Run run =

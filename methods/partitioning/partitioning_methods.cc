@@ -100,7 +100,9 @@ struct Workspace final : FixedStepWorkspace {
   Matrix hist_q, hist_a;  // Adams-Bashforth history, newest in column 0
   int history = 0;        // valid history columns
   Vector weight, cos2;
-  std::vector<int> gauge_rows;  // rows intrinsic to a body (Euler-parameter normalisation)
+  Vector cos2_min, cos2_max;       // (23a) per coordinate over the reported states (NaN skipped)
+  std::vector<std::string> names;  // coordinate names of the metrics
+  std::vector<int> gauge_rows;     // rows intrinsic to a body (Euler-parameter normalisation)
   Matrix mass;
   double h_proposal = 0.0;
   long switches = 0;
@@ -149,6 +151,9 @@ class PartitioningMethod final : public FixedStepMethod {
                                             std::string& error) const override {
     auto w = std::make_unique<Workspace>(problem);
     w->q = state.q;
+    w->names = CoordinateNames(problem);
+    w->cos2_min = Vector::Constant(w->n, std::numeric_limits<double>::infinity());
+    w->cos2_max = Vector::Constant(w->n, -std::numeric_limits<double>::infinity());
     w->h_proposal = h;
     if (options_.reactions) w->reactions = std::make_unique<JointReactions>(problem);
     if (problem.structure)
@@ -229,6 +234,13 @@ class PartitioningMethod final : public FixedStepMethod {
     metrics["partition_switches"] = static_cast<double>(w.switches);
     metrics["cond_c_d_max"] = w.cond_max;
     if (options_.reactions) metrics["reaction_formula_spread"] = w.reaction_spread;
+    // The range of (23a) over the reported states (the start and every step end): paper
+    // 003's Fig 3 and eq (26) as numbers a claim can hold (docs/result-schema.md).
+    for (int i = 0; i < w.n; ++i) {
+      if (!(w.cos2_min[i] <= w.cos2_max[i])) continue;  // never computable
+      metrics["cos2_min." + w.names[i]] = w.cos2_min[i];
+      metrics["cos2_max." + w.names[i]] = w.cos2_max[i];
+    }
   }
 
  private:
@@ -456,7 +468,12 @@ class PartitioningMethod final : public FixedStepMethod {
     MetricMass(w, w.eq.UpdateJacobian(state.t, w.q));
     if (!w.criterion.CosAlpha(w.mass, w.eq.phi_q(), w.cos2)) w.cos2.setConstant(std::nan(""));
     int e = 0;
-    for (int i = 0; i < w.n; ++i) state.extra[e++] = w.cos2[i];
+    for (int i = 0; i < w.n; ++i) {
+      state.extra[e++] = w.cos2[i];
+      if (std::isnan(w.cos2[i])) continue;
+      w.cos2_min[i] = std::min(w.cos2_min[i], w.cos2[i]);
+      w.cos2_max[i] = std::max(w.cos2_max[i], w.cos2[i]);
+    }
     const int columns = w.n - w.m > 0 ? w.n - w.m : 0;
     for (int j = 0; j < std::max(columns, 1); ++j)
       state.extra[e++] = j < w.k ? w.partition.independent[j] + 1 : std::nan("");
