@@ -517,6 +517,7 @@ int CmdStability(const CommonOptions& common, StabilityOptions s) {
       o.spec.problem.c_str(), o.spec.method.c_str(), Cell(record.h_max_stable, "%.6g").c_str(),
       Cell(record.h_min_unstable, "%.6g").c_str(), record.criterion.c_str(), record.base.t_end);
   if (!record.message.empty()) std::printf("  %s\n", record.message.c_str());
+  for (const std::string& note : record.notes) std::printf("  note: %s\n", note.c_str());
   std::printf("result: %s\n", path.c_str());
   return kExitOk;
 }

@@ -425,7 +425,8 @@ int CmdFastest(const FastestOptions& o) {
   search.criteria = ParseCriteria(o.criteria);
   if (!o.repeats.empty()) search.repeats = WholeNumber(o.repeats, "--repeats", 1, 1000);
   if (!o.max_steps.empty())
-    search.max_steps = WholeNumber(o.max_steps, "--max-steps", 10, 100'000'000);
+    // Above a run's own max_steps every trial would be refused (ResolveRun).
+    search.max_steps = WholeNumber(o.max_steps, "--max-steps", 10, RunSettings{}.max_steps);
   if (!o.bisections.empty()) search.bisections = WholeNumber(o.bisections, "--bisections", 0, 50);
   if (!o.budget.empty()) {
     search.budget_s = ParseNumber(o.budget, "--budget");

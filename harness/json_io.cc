@@ -106,14 +106,17 @@ json MetricsJson(const RunRecord& r) {
     j["wall_time_s"] = nullptr;
     j["time_per_step_s"] = nullptr;
   }
-  j["constraint_residual"] = {{"position_max", Number(m.position_residual_max)},
-                              {"velocity_max", Number(m.velocity_residual_max)},
+  // A run that never reached its first sample (not_applicable, or refused at t0) measured
+  // no residual and no energy: null, not 0 (a 0 would read as perfect conservation).
+  auto measured = [&m](double x) { return m.samples > 0 ? Number(x) : json(nullptr); };
+  j["constraint_residual"] = {{"position_max", measured(m.position_residual_max)},
+                              {"velocity_max", measured(m.velocity_residual_max)},
                               {"acceleration_max", Optional(m.acceleration_residual_max)}};
-  j["energy"] = {{"initial", Number(m.energy_initial)},
-                 {"final", Number(m.energy_final)},
-                 {"max_abs_drift", Number(m.energy_max_abs_drift)},
-                 {"max_rel_drift", Number(m.energy_max_rel_drift)},
-                 {"external_work", Number(m.external_work)}};
+  j["energy"] = {{"initial", measured(m.energy_initial)},
+                 {"final", measured(m.energy_final)},
+                 {"max_abs_drift", measured(m.energy_max_abs_drift)},
+                 {"max_rel_drift", measured(m.energy_max_rel_drift)},
+                 {"external_work", measured(m.external_work)}};
   if (m.error) {
     j["error"] = {{"reference", m.error->reference},
                   {"position_max_abs", Number(m.error->position_max_abs)},
@@ -211,6 +214,7 @@ std::string StabilityRecordToJson(const StabilityRecord& s) {
                       {"max_band_ratio", Number(t.max_growth)}});
   j["trials"] = trials;
   j["message"] = s.message;
+  j["notes"] = s.notes;
   return j.dump(2) + "\n";
 }
 

@@ -63,6 +63,7 @@ class MetricsObserver final : public StepObserver {
   void TrackMomenta();
   void WatchBand(const StepSample& sample);
   double DistanceFromStart(const Vector& q) const;
+  double DistanceToReference(const Vector& q, const Vector& q_ref) const;
   bool SmoothAccelerations(double h, const Vector& q, const Vector& v) const;
   void WatchDivergence(const StepSample& sample, double balance);
   bool EnergyScaleResolved() const;

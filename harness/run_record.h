@@ -116,6 +116,8 @@ struct StabilityRecord {
   std::string criterion_description;
   std::vector<StabilityTrial> trials;
   std::string message;
+  /// How the bracket was clipped to what the horizon and max_steps allow (stability.cc).
+  std::vector<std::string> notes;
 };
 
 }  // namespace mbb

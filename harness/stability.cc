@@ -43,6 +43,34 @@ Amplitudes ReferenceAmplitudes(const ResolvedRun& run) {
 
 }  // namespace
 
+namespace {
+// The steps a fixed-step run over the horizon can take: at most max_steps of them (a smaller
+// h is refused as bad input), and every h at or above the horizon is the same single step
+// shortened to land on t_end (a search reported h_max_stable = 5e8 s on a 0.5 s horizon).
+// The bracket is clipped to [horizon / max_steps, horizon] and the record says so; a
+// bracket that lies wholly outside is bad input.
+void ClipBracket(const RunSettings& settings, double& h_min, double& h_max,
+                 std::vector<std::string>& notes) {
+  const double horizon = settings.t_end - settings.t0;
+  const double smallest = horizon / static_cast<double>(settings.max_steps);
+  if (h_min >= horizon || h_max <= smallest)
+    throw InputError("stability: the bracket [" + FormatNumber(h_min) + ", " + FormatNumber(h_max) +
+                     "] s lies outside the steps the horizon " + FormatNumber(horizon) +
+                     " s allows, [" + FormatNumber(smallest) + ", " + FormatNumber(horizon) +
+                     "] (at most " + std::to_string(settings.max_steps) + " steps, at least one)");
+  if (h_max > horizon) {
+    notes.push_back("h_max " + FormatNumber(h_max) + " s clipped to the horizon " +
+                    FormatNumber(horizon) + " s: a larger step is the same single step");
+    h_max = horizon;
+  }
+  if (h_min < smallest) {
+    notes.push_back("h_min " + FormatNumber(h_min) +
+                    " s raised to horizon / max_steps = " + FormatNumber(smallest) + " s");
+    h_min = smallest;
+  }
+}
+}  // namespace
+
 StabilityRecord SearchStabilityLimit(const RunSpec& spec, const StabilityOptions& options) {
   ResolvedRun run = ResolveRun(spec);
   const SettingsRead read = ReadSettings(*run.entry, run.method_parameters, /*h_given=*/true);
@@ -54,9 +82,10 @@ StabilityRecord SearchStabilityLimit(const RunSpec& spec, const StabilityOptions
   record.base = DescribeRun(run);
   record.relative_precision = options.relative_precision;
   record.criterion = options.criterion;
-  const double h_min = options.h_min > 0.0 ? options.h_min : run.problem.h_default;
-  const double h_max = options.h_max > 0.0 ? options.h_max : 1000.0 * h_min;
+  double h_min = options.h_min > 0.0 ? options.h_min : run.problem.h_default;
+  double h_max = options.h_max > 0.0 ? options.h_max : 1000.0 * h_min;
   if (!(h_max > h_min)) throw InputError("stability: --h-max must be greater than --h-min");
+  ClipBracket(run.settings, h_min, h_max, record.notes);
   record.h_min = h_min;
   record.h_max = h_max;
   if (!(options.relative_precision > 0.0)) throw InputError("stability: precision must be > 0");

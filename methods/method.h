@@ -166,6 +166,11 @@ struct MethodEntry {
   /// step of integrator=rk4; their IDA mode does not): true when the given parameters make
   /// the method read h. Empty: uses_step_size.
   std::function<bool(const ParameterSet&)> uses_step_size_if = nullptr;
+  /// True for a method that integrates a mass matrix singular on the constraints' tangent
+  /// space (a body of zero mass: paper 004's recursion with pseudo-inverses). Every other
+  /// method is not_applicable on a problem whose reduced mass matrix is singular at t0,
+  /// which the harness finds before the run (runner.cc, SingularMassReason).
+  bool accepts_singular_mass = false;
 };
 
 /// Which run settings a method reads with the given parameters. The one place that decides

@@ -58,6 +58,9 @@ struct Problem {
   /// ordinary coordinate; empty: none periodic. The divergence criterion measures such a
   /// coordinate's distance from q0 on the circle (a crank that turns is not diverging).
   std::vector<double> coordinate_periods;
+  /// Offsets of the 4-blocks of q that are unit quaternions (Euler parameters): e and -e are
+  /// one attitude, so every error metric compares such a block with the nearer of +-ref.
+  std::vector<int> unit_quaternion_offsets;
 
   /// Amplitude scale of q - q0 used by the stability search's growth criterion when the
   /// source states one (e.g. the stiff pendulum's static deflection); 0 = take it from a

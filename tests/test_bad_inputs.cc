@@ -176,6 +176,11 @@ TEST_CASE("every bad input in the table gives its exit code and names what is wr
        2,
        "'g' given twice"},
       {{"run", "-p", "planar_pendulum", "-m", "ida", "--out", ""}, 2, "--out: empty value"},
+      // Above a run's own max_steps every trial of the search would be refused.
+      {{"fastest", "-p", "planar_pendulum", "-m", "odeint-rk4", "--criterion", "energy_drift=1e-3",
+        "--max-steps", "1e8"},
+       2,
+       "--max-steps"},
       {{"run", "-m", "ida"}, 2, "-p"},
       {{"run", "-p", "no_such_problem", "-m", "ida"}, 2, "no_such_problem"},
       {{"run", "-p", "planar_pendulum", "-m", "no_such_method"}, 2, "no_such_method"},

@@ -523,7 +523,7 @@ std::vector<MethodEntry> RecursiveMethodEntries() {
                                  "ida",
                                  "ida: BDF (rtol/atol); rk4: classical RK4 at the fixed step h",
                                  {"ida", "rk4"}};
-  return {
+  std::vector<MethodEntry> entries = {
       {"joint-dense",
        "joint coordinates on a tree: M(q) q'' = Q by dense LDL^T (O(N^3)); IDA or fixed-step RK4",
        "004 (baseline for the O(N) recursion)",
@@ -566,6 +566,9 @@ std::vector<MethodEntry> RecursiveMethodEntries() {
        MethodPromises::Adaptive().Position().Velocity(),
        kTreeProblems},
   };
+  // Its pseudo-inverses are what a zero mass needs.
+  for (MethodEntry& e : entries) e.accepts_singular_mass = e.name == "recursive-zero-mass";
+  return entries;
 }
 
 }  // namespace mbb

@@ -59,12 +59,20 @@ class SimbodyMethod final : public Method {
       outcome.message = "no Simbody model: " + why_not;
       return outcome;
     }
+    // The counters of what the integrator did, also when it throws part way (a failed run
+    // reports its work, not zeros beside the samples it filled).
+    std::unique_ptr<SimTK::Integrator> integ;
+    auto record_counters = [&integ, &outcome]() {
+      if (!integ) return;
+      outcome.counters.steps = integ->getNumStepsTaken();
+      outcome.counters.rejected_steps = integ->getNumErrorTestFailures();
+      outcome.counters.rhs_evals = integ->getNumRealizations();
+    };
     try {
       SimTK::State state = model->system.getDefaultState();
       model->set_initial(state);
       state.setTime(settings.t0);
 
-      std::unique_ptr<SimTK::Integrator> integ;
       if (integrator_ == "rk3")
         integ = std::make_unique<SimTK::RungeKutta3Integrator>(model->system);
       else if (integrator_ == "cpodes")
@@ -95,12 +103,11 @@ class SimbodyMethod final : public Method {
         if (!loop.AcceptStep(sample())) break;
       }
       loop.Finish(outcome);
-      outcome.counters.steps = integ->getNumStepsTaken();
-      outcome.counters.rejected_steps = integ->getNumErrorTestFailures();
-      outcome.counters.rhs_evals = integ->getNumRealizations();
+      record_counters();
     } catch (const std::exception& e) {
       outcome.status = RunStatus::kFailed;
       outcome.message = "Simbody: " + OneLine(e.what());
+      record_counters();
     }
     return outcome;
   }

@@ -190,6 +190,7 @@ Problem Build(const ParameterSet& p) {
   problem.q0 = Vector::Zero(7);
   // Tip at (0, -1, 0), e0 = (1, 0, 0, 0): centre of mass = tip - A u0 = (0, -1, 1).
   problem.q0 << 0.0, -1.0, 1.0, 1.0, 0.0, 0.0, 0.0;
+  problem.unit_quaternion_offsets = {3};  // x = (r, e)
   problem.v0 = Vector::Zero(7);
   double g0[3][4];
   BodyMatrix(problem.q0.data() + 3, g0);

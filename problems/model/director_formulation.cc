@@ -49,6 +49,7 @@ struct DirectorKinematics {
   static constexpr int kDim = Dim;
   static constexpr int kRigidSize = Dim + Dim * Dim, kPointSize = Dim;
   static constexpr int kRigidAngleSlot = -1;  // directors: bounded, no angle
+  static constexpr int kRigidQuaternionSlot = -1;
   static constexpr int kAxesParallelRows = Dim == 3 ? 2 : 0;
   static constexpr int kFrameLockedRows = Dim == 3 ? 3 : 1;
   static constexpr bool kConstantMass = true;

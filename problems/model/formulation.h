@@ -48,6 +48,9 @@ struct FormulatedModel {
   /// Per coordinate: 2 pi for an angle that may turn without bound (a planar body's theta,
   /// a revolute joint's angle in joint coordinates), 0 otherwise (Problem::coordinate_periods).
   std::vector<double> coordinate_periods;
+  /// Offsets of the coordinate blocks that are unit quaternions (Euler parameters): e and
+  /// -e are one attitude (Problem::unit_quaternion_offsets).
+  std::vector<int> unit_quaternion_offsets;
   /// Output values in ModelDescription::outputs order.
   std::function<void(double t, const Vector& q, const Vector& v, Vector& out)> calc_outputs;
 };

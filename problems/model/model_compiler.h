@@ -73,6 +73,10 @@ struct ModelCompiler {
     for (size_t i = 0; i < model.bodies.size(); ++i)
       if (K::kRigidAngleSlot >= 0 && model.bodies[i].kind == BodyKind::kRigid)
         out.coordinate_periods[out.body_coordinates[i].offset + K::kRigidAngleSlot] = 2.0 * M_PI;
+    for (size_t i = 0; i < model.bodies.size(); ++i)
+      if (K::kRigidQuaternionSlot >= 0 && model.bodies[i].kind == BodyKind::kRigid)
+        out.unit_quaternion_offsets.push_back(out.body_coordinates[i].offset +
+                                              K::kRigidQuaternionSlot);
     return refs;
   }
 

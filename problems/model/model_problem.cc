@@ -53,6 +53,7 @@ Problem BuildModelProblem(const ModelDescription& model, const std::string& id) 
   }
   problem.calc_outputs = formulated.calc_outputs;
   problem.coordinate_periods = formulated.coordinate_periods;
+  problem.unit_quaternion_offsets = formulated.unit_quaternion_offsets;
   problem.default_methods = model.default_methods;
   problem.conserved_momentum = model.conserved_momentum;
   return problem;

@@ -145,6 +145,7 @@ struct PlanarKinematics {
   using BodyRef = mbb::BodyRef;
   static constexpr int kDim = 2, kRigidSize = 3, kPointSize = 2;
   static constexpr int kRigidAngleSlot = 2;  // (x, y, theta)
+  static constexpr int kRigidQuaternionSlot = -1;
   static constexpr int kAxesParallelRows = 0, kFrameLockedRows = 1;
   static constexpr bool kConstantMass = true;
   struct JointFrame {
