@@ -3,8 +3,10 @@
 # 2006, discrete null space method for multibody dynamics) via the mbbench CLI:
 # constrained-em (scheme (10), n + m unknowns) and null-space-em (the reduced scheme: the
 # explicit S-pair null space for the gyro top, the numerical null space elsewhere) on the
-# directors formulation. README.md in the output lists every table and figure with the
-# paper's numbers beside ours (docs/methods/energy_momentum.md explains the scaling).
+# directors formulation. details.md in the output lists every table and figure with the
+# paper's numbers beside ours (docs/methods/energy_momentum.md explains the scaling);
+# `mbbench figures 002` then writes the page (index.html, README.md) with computed verdicts
+# from scripts/figures/pages/002.json (scripts/figures/page.py).
 # Run time: about 30 s on the shared 2 cores.
 #
 # usage: scripts/figures/paper002.sh [BUILD_DIR]   (default: build)
@@ -183,7 +185,7 @@ lines += ["Shape: the constrained number grows like dt^-3 (a factor 1000 per dec
           "principal values). Table V's reduced column takes the linkage's one degree of "
           "freedom as the unknown through local coordinates of the manifold (not the paper's "
           "joint-angle form (190)-(192)): a 1 x 1 Newton matrix, condition 1 at every step, "
-          "flat as the paper's 19 / 10 / 58 (whose matrix size the paper does not give). "
+          "where the paper reports 19 / 10 / 58 (not flat; matrix size not given). "
           "`--set null_space=generic` (60 unknowns) grows like dt^-1: its constraint rows "
           "stay beside the 2 M / h rows. Table V: our constrained value is the largest over "
           "t <= 0.04 with the dependent closure row dropped, about 2-3x the paper's value at "
@@ -220,6 +222,6 @@ if pngs:
               "each body as its director triad at its centre of mass and the centres joined in "
               "body order (the paper draws solids); Figs 10, 13, 17, 23 show the energy balance, "
               "the momenta are in the results (metrics.momentum)."]
-open(os.path.join(out, "README.md"), "w").write("\n".join(lines) + "\n")
-print("paper002.sh: wrote " + os.path.join(out, "README.md"))
+open(os.path.join(out, "details.md"), "w").write("\n".join(lines) + "\n")
+print("paper002.sh: wrote " + os.path.join(out, "details.md"))
 PY
