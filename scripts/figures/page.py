@@ -18,10 +18,15 @@ numbers the run wrote, never typed in the manifest:
                {"csv": FILE, "column": C, "agg": A}          A: min, max, max_abs, last, first,
                                                              count, sign_changes,
                                                              sign_change_episodes (changes
-                                                             closer than "gap" s in t: one)
+                                                             closer than "gap" s in t: one),
+                                                             changes (of the value), change_at
+                                                             (the "x" column, default t, at
+                                                             change "n")
+                 optional "where": {"column", "lo", "hi"} keeps rows with lo <= column <= hi
                {"regex": FILE, "pattern": P}                 group 1 of the first match
                {"ratio": [VALUE, VALUE]}                     the first over the second
                {"norm": VALUE}                               Euclidean norm of a list
+               {"absdiff": [VALUE, VALUE]}                   |first - second|
                FILE may be a glob (the first match, sorted, is used).
   rule         {"kind": "rel", "ref": X, "tol": T}   |ours - X| <= T |X|
                {"kind": "factor", "ref": X, "tol": F} X / F <= ours <= X F
@@ -64,6 +69,9 @@ def read_value(out, spec):
     if "ratio" in spec:
         a, b = (read_value(out, x) for x in spec["ratio"])
         return a / b if b else float("inf")
+    if "absdiff" in spec:
+        a, b = (read_value(out, x) for x in spec["absdiff"])
+        return abs(a - b)
     if "norm" in spec:
         return math.sqrt(sum(float(x) ** 2 for x in read_value(out, spec["norm"])))
     if "json" in spec:
@@ -85,11 +93,15 @@ def read_value(out, spec):
         with open(path) as f:
             rows = list(csv.DictReader(f))
         column = spec["column"]
+        where = spec.get("where")
+        xcol = spec.get("x", "t")
         values, times = [], []
         for row in rows:
             try:
                 v = float(row[column])
-                t = float(row.get("t", "nan"))
+                t = float(row.get(xcol, "nan"))
+                if where and not where["lo"] <= float(row[where["column"]]) <= where["hi"]:
+                    continue
             except (KeyError, TypeError, ValueError):
                 continue
             if not math.isnan(v):
@@ -111,6 +123,13 @@ def read_value(out, spec):
         if agg == "sign_changes":
             signs = [v > 0 for v in values if v != 0]
             return sum(1 for a, b in zip(signs, signs[1:]) if a != b)
+        if agg == "changes":
+            return sum(1 for a, b in zip(values, values[1:]) if a != b)
+        if agg == "change_at":  # x of the n-th (0-based) change of the column's value
+            at = [times[i] for i in range(1, len(values)) if values[i] != values[i - 1]]
+            if len(at) <= spec.get("n", 0):
+                raise Missing("%s: change %d of %s" % (spec["csv"], spec.get("n", 0), column))
+            return at[spec.get("n", 0)]
         if agg == "sign_change_episodes":  # runs of sign changes closer than `gap` in t
             changes = [times[i] for i in range(1, len(values))
                        if (values[i] > 0) != (values[i - 1] > 0)]
