@@ -33,7 +33,7 @@ numbers the run wrote, never typed in the manifest:
                {"kind": "abs", "ref": X, "tol": T}   |ours - X| <= T
                {"kind": "le"|"lt"|"ge"|"gt", "ref": X}
                {"kind": "range", "lo": A, "hi": B}   A <= ours <= B
-               {"kind": "eq", "ref": X}              equal (numbers or strings)
+               {"kind": "eq"|"ne", "ref": X}         equal / not equal (numbers or strings)
                {"kind": "shown"}                     shown beside the paper's, not judged
 An entry is "reproduced" when every judged measurement passes, "differs" (with each failing
 measurement's difference) when one fails, "not covered" when it has no judged measurement
@@ -170,6 +170,9 @@ def judge(rule, ours):
     if kind == "eq":
         ok = ours == rule["ref"]
         return ok, "equal" if ok else "%s instead of %s" % (fmt(ours), fmt(rule["ref"]))
+    if kind == "ne":
+        ok = ours != rule["ref"]
+        return ok, "%s, not %s" % (fmt(ours), fmt(rule["ref"])) if ok else "%s" % fmt(ours)
     if not isinstance(ours, (int, float)) or isinstance(ours, bool):
         return False, "not a number: %s" % ours
     if math.isnan(ours):
@@ -277,7 +280,8 @@ def rule_text(m):
             "le": lambda: "<= %s" % fmt(r["ref"]), "lt": lambda: "< %s" % fmt(r["ref"]),
             "ge": lambda: ">= %s" % fmt(r["ref"]), "gt": lambda: "> %s" % fmt(r["ref"]),
             "range": lambda: "in [%s, %s]" % (fmt(r["lo"]), fmt(r["hi"])),
-            "eq": lambda: "= %s" % fmt(r["ref"]), "shown": lambda: "not judged"}[k]()
+            "eq": lambda: "= %s" % fmt(r["ref"]), "ne": lambda: "not %s" % fmt(r["ref"]),
+            "shown": lambda: "not judged"}[k]()
     return text + ("; " + m["why"] if m.get("why") else "")
 
 

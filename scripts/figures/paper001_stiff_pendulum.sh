@@ -141,5 +141,6 @@ else
   echo "gnuplot not found: data only" >&2
 fi
 
-# The paper-vs-ours README of results/figures/001, from whatever the 001 recipes have written.
+# The paper-vs-ours details.md of results/figures/001, from whatever the 001 recipes have written
+# (`mbbench figures 001` then writes the page, index.html and README.md, from pages/001.json).
 python3 scripts/figures/paper001_readme.py "${MBBENCH_FIGURES_OUT:-results/figures}/001"
