@@ -21,17 +21,20 @@ if command -v gnuplot >/dev/null 2>&1; then
   for h in 2e-6 5e-4 6e-4; do
     csv="$OUT/h$h/andrews_squeezer_tangent-newmark.series.csv"
     gnuplot <<GP
-set terminal pngcairo size 800,500 noenhanced
+set terminal pngcairo size 1000,560 noenhanced
 set datafile separator ','
-set key autotitle columnhead
+set key top left opaque box
+set grid
+set format x '%g'; set format y '%g'
 set xlabel 't [s]'
+set ylabel 'joint F coordinates [m]'
 set output '$OUT/joint_F_h$h.png'
-set title 'Andrews squeezer, tangent-newmark FG, h = $h: joint F'
-plot '$csv' using 1:'F_x' with lines, '' using 1:'F_y' with lines
+set title 'Paper 001 Figs 24, 26, 27: Andrews squeezer, tangent FG, h = $h s: joint F'
+plot '$csv' using 1:'F_x' with lines lw 1.5 title 'F_x', '' using 1:'F_y' with lines lw 1.5 title 'F_y'
 set output '$OUT/omega_h$h.png'
-set title 'maximum natural frequency per step, h = $h'
-set ylabel 'omega [rad/s]'
-plot '$csv' using 1:'omega' with lines
+set title 'Paper 001 Fig 25: Andrews squeezer, max natural frequency per step, h = $h s'
+set ylabel 'omega_max [rad/s]'
+plot '$csv' using 1:'omega' with lines lw 1.5 title 'omega_max (ours)', 4503.477 with lines dt 2 title 'paper 4503.477'
 GP
   done
 fi
