@@ -14,7 +14,8 @@
 # The slider-crank runs at SLIDER_H (default 1e-4, the problem's default step; the paper's
 # h = 1e-5 takes about 100 s per run and 500k series rows, so set SLIDER_H=1e-5 for that).
 # Run time with the defaults: 78 s on the shared 2 cores, 236 s with them busy with other jobs
-# (docs/methods/continued_qr.md, which also records agreement.txt's numbers).
+# (docs/methods/continued_qr.md, which also records agreement.txt's numbers), plus about 40 s
+# for the traditional variant at the paper's h = 1e-5 s without series (Fig 6's count).
 #
 # usage: [SLIDER_H=1e-5] scripts/figures/paper000.sh [BUILD_DIR]   (default: build)
 set -euo pipefail
@@ -167,7 +168,8 @@ plot() {  # plot NAME GNUPLOT_BODY
 set terminal pngcairo noenhanced size 1000,700
 set output "$OUT/$1.png"
 set datafile separator ","
-set key autotitle columnhead
+set key autotitle columnhead opaque box
+set format x "%g"; set format y "%g"
 set grid
 $2
 EOF
@@ -191,14 +193,15 @@ plot '$sc_c' every 20 using 1:(column('$col')) with lines title 'continued QR', 
   done
   for k in q qdot; do
     fig=$([ "$k" = q ] && echo 05 || echo 06)
+    changes=$(python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["metrics"]; print("%d sign changes of q1, %d of q1%s in 5 s" % (m["q1_coordinate_sign_changes"], m["q1_sign_changes"], chr(39)))' "$dir/slider_crank_3d_traditional-qr.json")
     plot "fig${fig}_slider_crank_${com}_min_$k" "
 set multiplot layout 2,1
 set xlabel 't [s]'
 set ylabel '${k}1 [tangent coordinate$([ $k = q ] || echo '/s')]'
-set title 'Fig $fig: slider-crank ($com) ${k}1, continued QR, h = $SLIDER_H s (paper: 1e-5 s)'
-plot '$sc_c' every 5 using 1:(column('min_${k}1')) with lines title 'continued ${k}1'
-set title 'Fig $fig: slider-crank ($com) ${k}1, traditional QR, h = $SLIDER_H s (paper: 1e-5 s)'
-plot '$sc_t' every 5 using 1:(column('min_${k}1')) with lines title 'traditional ${k}1'
+set title 'Fig ${fig#0}: slider-crank ($com) ${k}1, continued QR, h = $SLIDER_H s (paper: 1e-5 s)'
+plot '$sc_c' using 1:(column('min_${k}1')) with lines title 'continued ${k}1'
+set title \"Fig ${fig#0}: traditional QR, h = $SLIDER_H s: $changes\"
+plot '$sc_t' using 1:(column('min_${k}1')) with lines title 'traditional ${k}1'
 unset multiplot"
   done
 done
@@ -220,7 +223,7 @@ splot '$sp_r' using (column('x')):(column('y')):(column('z')) with lines title '
 for k in q qdot; do
   fig=$([ "$k" = q ] && echo 08 || echo 09)
   plot "fig${fig}_spatial_pendulum_min_${k}" "
-set title 'Fig $fig: spatial pendulum minimal ${k}_i, h = $(h_of "$OUT/spatial_pendulum_continued-qr.json") s (paper: 1e-3 s)'
+set title 'Fig ${fig#0}: spatial pendulum minimal ${k}_i, h = $(h_of "$OUT/spatial_pendulum_continued-qr.json") s (paper: 1e-3 s)'
 set xlabel 't [s]'
 set ylabel '${k}_i [$([ $k = q ] && echo 'm' || echo 'm/s')]'
 plot '$sp_c' using 1:(column('min_${k}1')) with lines title 'continued ${k}1', \
@@ -252,9 +255,9 @@ for k in q qdot; do
 set multiplot layout 2,1
 set xlabel 't [s]'
 set ylabel '${k}_i [$([ $k = q ] && echo 'tangent coordinate' || echo 'tangent coordinate/s')]'
-set title 'Fig $fig: spin top minimal ${k}_i, continued QR, h = $(h_of "$OUT/spin_top_continued-qr.json") s (paper: 1e-4 s)'
+set title 'Fig ${fig#0}: spin top minimal ${k}_i, continued QR, h = $(h_of "$OUT/spin_top_continued-qr.json") s (paper: 1e-4 s)'
 plot for [i=1:5] '$st_c' every 10 using 1:(column(sprintf('min_${k}%d', i))) with lines title sprintf('${k}%d', i)
-set title 'Fig $fig: spin top minimal ${k}_i, traditional QR'
+set title 'Fig ${fig#0}: spin top minimal ${k}_i, traditional QR'
 plot for [i=1:5] '$st_t' every 10 using 1:(column(sprintf('min_${k}%d', i))) with lines title sprintf('${k}%d', i)
 unset multiplot"
 done
