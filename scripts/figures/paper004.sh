@@ -159,10 +159,12 @@ GP
       grep "^$m," "$SCALING" > "$OUT/scaling_$m.csv" || true
     done
     gnuplot <<GP || true
-set terminal pngcairo size 800,500
+set terminal pngcairo noenhanced size 900,550
 set datafile separator ","
 set output "$OUT/scaling.png"
-set logscale xy
+set title "Paper 004, O(N): time per right-hand-side evaluation, pendulum_chain"
+set logscale xy; set grid
+set format x "%g"; set format y "%.0e"
 set xlabel "N (pendulum_chain bars)"; set ylabel "time per evaluation [s]"; set key top left
 plot "$OUT/scaling_recursive.csv" using 2:5 with linespoints title "recursive", \
      "$OUT/scaling_recursive-zero-mass.csv" using 2:5 with linespoints title "recursive-zero-mass", \
