@@ -2,7 +2,8 @@
 # Paper 001, section 6, Andrews squeezer (Figs 24-27): tangent-newmark Fox-Goodwin on the
 # test set's seven-angle form to t = 0.03 s, with the coordinates of joint F (outputs F_x,
 # F_y) and the per-step maximum natural frequency (series column `omega`):
-#   Fig 24, 25: h = 2e-6;  Fig 26: h = 5e-4;  Fig 27: h = 6e-4.
+#   Fig 24, 25: h = 2e-6;  Fig 26: h = 5e-4;  Fig 27: h = 6e-4; and the classical index-3
+#   Newmark runs of the text, (0.5, 0.25) and (0.5001, 0.2507) at h = 2e-6.
 # Output: results/figures/001/andrews/ (series CSVs, result JSONs, PNGs if gnuplot exists).
 # usage: scripts/figures/paper001_andrews.sh   (MBBENCH overrides build/harness/mbbench)
 set -euo pipefail
@@ -15,6 +16,13 @@ mkdir -p "$OUT"
 for h in 2e-6 5e-4 6e-4; do
   "$B" run -p andrews_squeezer -m tangent-newmark --set scheme=fox-goodwin --h "$h" \
     --series --repeats 0 --out "$OUT/h$h" >/dev/null
+done
+
+# s6 text: classical position-based Newmark fails with (0.5, 0.25) and works with
+# (0.5001, 0.2507); the paper gives no step, these run at the Fox-Goodwin step 2e-6 s.
+for gb in 0.5:0.25 0.5001:0.2507; do
+  "$B" run -p andrews_squeezer -m newmark-index3 --set gamma=${gb%%:*} --set beta=${gb#*:} \
+    --h 2e-6 --repeats 0 --out "$OUT/classical_g${gb%%:*}" >/dev/null || true
 done
 
 if command -v gnuplot >/dev/null 2>&1; then
