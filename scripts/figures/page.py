@@ -274,6 +274,7 @@ def counts(entries):
 def rule_text(m):
     r = m["rule"]
     k = r["kind"]
+    fmt = lambda x: ("%.7g" % x) if isinstance(x, float) else globals()["fmt"](x)  # noqa: E731
     text = {"rel": lambda: "within %g %% of %s" % (100 * r["tol"], fmt(r["ref"])),
             "factor": lambda: "within a factor %g of %s" % (r["tol"], fmt(r["ref"])),
             "abs": lambda: "within %g of %s" % (r["tol"], fmt(r["ref"])),
