@@ -89,6 +89,7 @@ check(page.judge({"kind": "factor", "ref": 100, "tol": 1.5}, 140)[0], "factor wi
 check(not page.judge({"kind": "factor", "ref": 100, "tol": 1.5}, 151)[0], "factor outside")
 check(page.judge({"kind": "ne", "ref": "ok"}, "unstable")[0], "ne")
 check(page.judge({"kind": "shown"}, 1)[0] is None, "shown is not judged")
+check(page.evaluate_expr("sin(a) + b", {"a": "0", "b": "2", "c": ""}) == 2.0, "expr")
 
 for f in failures:
     print("FAIL:", f)

@@ -22,7 +22,8 @@ numbers the run wrote, never typed in the manifest:
                                                              changes (of the value), change_at
                                                              (the "x" column, default t, at
                                                              change "n")
-                 optional "where": {"column", "lo", "hi"} keeps rows with lo <= column <= hi
+                 optional "where": {"column", "lo", "hi"} keeps rows with lo <= column <= hi;
+                 "expr" in place of "column": a formula of the row's columns (math functions)
                {"regex": FILE, "pattern": P}                 group 1 of the first match
                {"ratio": [VALUE, VALUE]}                     the first over the second
                {"norm": VALUE}                               Euclidean norm of a list
@@ -65,6 +66,17 @@ def first_file(out, pattern):
     return files[0]
 
 
+def evaluate_expr(expr, row):
+    """expr (Python syntax, math's functions) over one CSV row's numeric columns."""
+    names = {k: v for k, v in vars(math).items() if not k.startswith("_")}
+    for key, text in row.items():
+        try:
+            names[key] = float(text)
+        except (TypeError, ValueError):
+            pass
+    return float(eval(expr, {"__builtins__": {}}, names))  # manifests are the suite's own
+
+
 def read_value(out, spec):
     if "ratio" in spec:
         a, b = (read_value(out, x) for x in spec["ratio"])
@@ -92,13 +104,13 @@ def read_value(out, spec):
         path = first_file(out, spec["csv"])
         with open(path) as f:
             rows = list(csv.DictReader(f))
-        column = spec["column"]
+        column = spec.get("column", spec.get("expr"))
         where = spec.get("where")
         xcol = spec.get("x", "t")
         values, times = [], []
         for row in rows:
             try:
-                v = float(row[column])
+                v = evaluate_expr(spec["expr"], row) if "expr" in spec else float(row[column])
                 t = float(row.get(xcol, "nan"))
                 if where and not where["lo"] <= float(row[where["column"]]) <= where["hi"]:
                     continue
