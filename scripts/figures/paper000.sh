@@ -233,6 +233,8 @@ plot '$sp_c' using 1:(column('min_${k}1')) with lines title 'continued ${k}1', \
 done
 
 plot fig10_spatial_pendulum_Q2 "
+set key outside right
+set yrange [-1.05:1.05]
 set multiplot layout 2,1
 set xlabel 't [s]'
 set ylabel 'Q2 entries [-]'
@@ -252,6 +254,7 @@ splot '$st_r' using (column('cm_x')):(column('cm_y')):(column('cm_z')) with line
 for k in q qdot; do
   fig=$([ "$k" = q ] && echo 13 || echo 14)
   plot "fig${fig}_spin_top_min_${k}" "
+set key outside right
 set multiplot layout 2,1
 set xlabel 't [s]'
 set ylabel '${k}_i [$([ $k = q ] && echo 'tangent coordinate' || echo 'tangent coordinate/s')]'
