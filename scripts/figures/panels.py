@@ -68,7 +68,7 @@ def main(argv):
     logy = os.environ.get("PANELS_LOGY") == "1"
     g = ["set terminal pngcairo noenhanced size %d,%d font ',10'" % (560 * cols + 40, 330 * rows + 60),
          "set output %s" % q(out), "set datafile separator ','", "set grid",
-         "set format y '%g'", "set format x '%g'", "set key top right opaque box",
+         "set format y '%g'", "set format x '%g'", "set key top right opaque box font ',8'",
          "set multiplot layout %d,%d title %s" % (rows, cols, q(title))]
     if logy:
         g += ["set logscale y", "set format y '%.0e'"]
