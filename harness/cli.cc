@@ -592,6 +592,23 @@ int CmdFigures(const std::string& paper) {
       ++failures;
     }
   }
+  // Then each paper's reproduction page (index.html, README.md) from its manifest,
+  // scripts/figures/pages/NNN.json, with verdicts computed from the runs just written.
+  std::vector<std::string> papers;
+  for (const auto& script : scripts) {
+    const std::string id = script.filename().string().substr(5, 3);
+    if (std::find(papers.begin(), papers.end(), id) == papers.end()) papers.push_back(id);
+  }
+  for (const auto& id : papers) {
+    if (!fs::exists(dir / "pages" / (id + ".json"))) continue;
+    const std::string command = "cd '" + std::string(MBBENCH_SOURCE_DIR) + "' && python3 '" +
+                                (dir / "page.py").string() + "' '" + id + "' '" + out + "/" + id +
+                                "'";
+    if (std::system(command.c_str()) != 0) {
+      std::fprintf(stderr, "figures: page for %s failed\n", id.c_str());
+      ++failures;
+    }
+  }
   return failures == 0 ? kExitOk : kExitRunsFailed;
 }
 

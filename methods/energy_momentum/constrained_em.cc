@@ -67,7 +67,7 @@ struct ConstrainedWorkspace final : FixedStepWorkspace {
   Eigen::ColPivHouseholderQR<Matrix> solver;  // where the LU's solution fails its check
   long qr_solves = 0;
   Eigen::JacobiSVD<Matrix> condition_svd;
-  double condition_first = -1.0, condition_max = 0.0;
+  double condition_first = -1.0, condition_max = 0.0, condition_last = -1.0;
   double energy_residual_max = 0.0;  // StepEnergyResidual over the run
   long steps = 0;
   // The first iterate's q1 (MidpointStart) and lambda (`predictor`, extrapolator.h); the
@@ -173,6 +173,8 @@ class ConstrainedEm final : public FixedStepMethod {
     metrics["newton_unknowns"] = w.n + w.m;
     metrics["iteration_matrix_condition.first"] = w.condition_first;
     metrics["iteration_matrix_condition.max"] = w.condition_max;
+    // The last step's (at t_end: paper 002's Table V is at t = 0.04).
+    metrics["iteration_matrix_condition.last"] = w.condition_last;
     metrics["step_energy_residual_max"] = w.energy_residual_max;
     metrics["newton_solves_qr"] = static_cast<double>(w.qr_solves);
   }
@@ -217,6 +219,7 @@ class ConstrainedEm final : public FixedStepMethod {
     const double c = ConditionNumber2(w.condition_svd, w.iteration);
     if (w.condition_first < 0.0) w.condition_first = c;
     w.condition_max = std::max(w.condition_max, c);
+    w.condition_last = c;
   }
 
   MidpointNewton newton_;

@@ -79,7 +79,7 @@ struct NullSpaceWorkspace final : FixedStepWorkspace {
   Vector r, phi, phi_all, mu, mu_all;
   Matrix g_mid, g_end, g_all, reaction, null_space, iteration;
   Vector residual, delta;
-  double condition_first = -1.0, condition_max = 0.0;
+  double condition_first = -1.0, condition_max = 0.0, condition_last = -1.0;
   double energy_residual_max = 0.0;  // StepEnergyResidual over the run
   // The explicit S-pair null space and reparametrisation where the model allows it
   // (spherical_tree.h); null: the generic numerical null space.
@@ -465,6 +465,8 @@ class NullSpaceEm final : public FixedStepMethod {
     metrics["newton_unknowns"] = w.tree ? w.tree->dof() : w.newton_unknowns;
     metrics["iteration_matrix_condition.first"] = w.condition_first;
     metrics["iteration_matrix_condition.max"] = w.condition_max;
+    // The last step's (at t_end: paper 002's Table V is at t = 0.04).
+    metrics["iteration_matrix_condition.last"] = w.condition_last;
     metrics["step_energy_residual_max"] = w.energy_residual_max;
     if (w.sparse) {
       metrics["steps_sparse"] = static_cast<double>(w.sparse_steps);
@@ -547,6 +549,7 @@ class NullSpaceEm final : public FixedStepMethod {
     const double c = ConditionNumber2(w.condition_svd, w.iteration);
     if (w.condition_first < 0.0) w.condition_first = c;
     w.condition_max = std::max(w.condition_max, c);
+    w.condition_last = c;
   }
 
   static constexpr const char* kLiftFailed =

@@ -53,5 +53,32 @@ for name in ["fig15_index3_g0.5000005", "index3_g0.5", "index3_g0.5001", "fig17_
 PY
 echo "wrote $OUT.md"
 
-# The paper-vs-ours README of results/figures/001, from whatever the 001 recipes have written.
+# Figs 15-22 as plots (gnuplot): the runs' angles, fixed-joint reactions, constraint residuals
+# and maximum natural frequency, the tangent Fox-Goodwin h = 5e-4 run drawn under the others.
+if command -v gnuplot >/dev/null 2>&1; then
+  REF=$(ls "$OUT"/fig17_tangent_fg_5e-4/*.series.csv 2>/dev/null | head -1)
+  classical=("gamma, beta = 0.5000005, 0.2500006 (Fig 15)=$OUT/fig15_index3_g0.5000005@$REF"
+             "gamma, beta = 0.5, 0.25=$OUT/index3_g0.5@$REF"
+             "gamma, beta = 0.5001, 0.2507=$OUT/index3_g0.5001@$REF")
+  export PANELS_REF_TITLE="tangent FG h = 5e-4 s"
+  PANELS_LAYOUT=1,3 python3 scripts/figures/panels.py "$OUT/fig15.png" \
+    "Paper 001 Fig 15: double pendulum, classical index-3 Newmark, h = 1e-3 s" \
+    "joint angle [rad]" theta1,theta2 "${classical[@]}" || true
+  PANELS_LAYOUT=1,3 python3 scripts/figures/panels.py "$OUT/fig16.png" \
+    "Paper 001 Fig 16: double pendulum, fixed-joint reactions (multipliers), classical index-3 Newmark, h = 1e-3 s" \
+    "reaction [N]" lambda0,lambda1 "${classical[@]}" || true
+  PANELS_LAYOUT=1,2 python3 scripts/figures/panels.py "$OUT/fig17_22.png" \
+    "Paper 001 Figs 17 and 22: double pendulum, tangent Fox-Goodwin" "joint angle [rad]" \
+    theta1,theta2 "Fig 17: h = 5e-4 s=$OUT/fig17_tangent_fg_5e-4" "Fig 22: h = 5e-3 s=$OUT/fig22_tangent_fg_5e-3@$REF" || true
+  PANELS_LAYOUT=1,1 PANELS_LOGY=1 python3 scripts/figures/panels.py "$OUT/fig18_20.png" \
+    "Paper 001 Figs 18-20: double pendulum, tangent FG h = 5e-4 s, constraint residual norms" \
+    "residual norm (log)" position_residual,velocity_residual,acceleration_residual \
+    "position, velocity, acceleration=$OUT/fig17_tangent_fg_5e-4" || true
+  PANELS_LAYOUT=1,2 python3 scripts/figures/panels.py "$OUT/fig21.png" \
+    "Paper 001 Fig 21: double pendulum, maximum natural frequency per step" "omega_max [rad/s]" \
+    omega "tangent FG h = 5e-4 s=$OUT/fig17_tangent_fg_5e-4" "tangent FG h = 5e-3 s=$OUT/fig22_tangent_fg_5e-3" || true
+fi
+
+# The paper-vs-ours details.md of results/figures/001, from whatever the 001 recipes have written
+# (`mbbench figures 001` then writes the page, index.html and README.md, from pages/001.json).
 python3 scripts/figures/paper001_readme.py "${MBBENCH_FIGURES_OUT:-results/figures}/001"

@@ -175,5 +175,6 @@ print("\nPublished IFToMM times (docs/reproduction.md, 001): double four-bar Ope
 PY
 echo "wrote $OUT.md"
 
-# The paper-vs-ours README of results/figures/001, from whatever the 001 recipes have written.
+# The paper-vs-ours details.md of results/figures/001, from whatever the 001 recipes have written
+# (`mbbench figures 001` then writes the page, index.html and README.md, from pages/001.json).
 python3 scripts/figures/paper001_readme.py "${MBBENCH_FIGURES_OUT:-results/figures}/001"

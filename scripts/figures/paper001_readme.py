@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""README.md and index.json for paper 001's figures: what each recipe wrote, with the paper's
+"""details.md and index.json for paper 001's figures: what each recipe wrote, with the paper's
 numbers beside ours, and every result document of the recipes.
 
 Called at the end of every scripts/figures/paper001_*.sh with the paper's output directory
 (results/figures/001 under the user's working directory); it reads whatever the recipes have
-written so far, so the README is complete after the last recipe, whichever order they run in.
+written so far, so details.md is complete after the last recipe, whichever order they run in.
 Numbers of the paper: docs/reproduction.md, section 001. A missing run shows as "(not run)".
 usage: paper001_readme.py OUT_DIR
 """
@@ -143,7 +143,7 @@ FIGURES = (
 
 def main():
     rows = [*rows_stiff_pendulum(), *rows_double_pendulum(), *rows_andrews(), *rows_linkages()]
-    with open(os.path.join(OUT, "README.md"), "w") as f:
+    with open(os.path.join(OUT, "details.md"), "w") as f:
         f.write("# Paper 001 (tangent-manifold Newmark): figures and numbers\n\n")
         f.write("Written by scripts/figures/paper001_*.sh (`mbbench figures 001`); each recipe "
                 "rewrites this file from what exists, so a row reads \"(not run)\" until its "

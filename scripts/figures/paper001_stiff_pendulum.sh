@@ -31,6 +31,9 @@ SP="-p stiff_pendulum"
 MIN="$SP --param form=minimal"
 FG="--set scheme=fox-goodwin"
 
+# The reference curve of the panels: ida on the minimal form at tight tolerances.
+run ref_ida $MIN -m ida --set rtol=1e-10 --set atol=1e-12
+
 # Figs 3-5, 6-7, 12-13: time series at the paper's step sizes.
 for h in 0.01 0.1 0.6 0.7; do run fig03_cd_h$h $MIN -m central-difference-minimal --set h=$h; done
 for h in 0.01 0.1 0.6 0.7 0.78 0.79; do run fig04_fg_min_h$h $MIN -m newmark-minimal $FG --set h=$h; done
@@ -126,20 +129,51 @@ if command -v gnuplot >/dev/null 2>&1; then
     csvf=$(ls "$dir"/*.series.csv 2>/dev/null | head -1) || true
     [ -n "$csvf" ] || continue
     col=$(head -1 "$csvf" | tr ',' '\n' | grep -n '^theta$' | cut -d: -f1)
-    gnuplot -e "set terminal pngcairo size 800,500; set output '$dir/theta.png'; \
+    gnuplot -e "set terminal pngcairo noenhanced size 800,500; set output '$dir/theta.png'; set format y '%g'; \
       set datafile separator ','; set key off; set xlabel 't [s]'; set ylabel 'theta [rad]'; \
       set title '$(basename "$dir")'; plot '$csvf' every ::1 using 1:$col with lines" || true
     if head -1 "$csvf" | grep -q lambda0; then
       lc=$(head -1 "$csvf" | tr ',' '\n' | grep -n '^lambda0$' | cut -d: -f1)
-      gnuplot -e "set terminal pngcairo size 800,500; set output '$dir/lambda_x.png'; \
+      gnuplot -e "set terminal pngcairo noenhanced size 800,500; set output '$dir/lambda_x.png'; set format y '%g'; \
         set datafile separator ','; set key off; set xlabel 't [s]'; set ylabel 'lambda_x [N]'; \
         set title '$(basename "$dir") reaction (x)'; plot '$csvf' every ::1 using 1:$lc with lines" || true
     fi
   done
   echo "plots: $OUT/*/theta.png, lambda_x.png"
+  # The paper's multi-panel figures: one panel per step size (or torque amplitude), the
+  # reference drawn under each run.
+  REF=$(ls "$OUT"/ref_ida/*.series.csv 2>/dev/null | head -1)
+  panels() {  # panels FIG TITLE PREFIX H...: theta of $OUT/PREFIX_hH against the ida reference
+    local fig=$1 title=$2 prefix=$3 args=() h
+    shift 3
+    for h in "$@"; do args+=("h = $h s=$OUT/${prefix}_h$h@$REF"); done
+    PANELS_REF_TITLE="reference (ida, rtol 1e-10)" python3 scripts/figures/panels.py \
+      "$OUT/fig${fig}_panels.png" "Paper 001 Fig ${fig#0}: $title" "theta [rad]" theta "${args[@]}" || true
+  }
+  panels 03 "central differences, minimal coordinates" fig03_cd 0.01 0.1 0.6 0.7
+  panels 04 "Fox-Goodwin (1/2, 1/12), minimal coordinates" fig04_fg_min 0.01 0.1 0.6 0.7 0.78 0.79
+  panels 05 "trapezoidal (1/2, 1/4), minimal coordinates" fig05_tr_min 0.1 0.7 0.79 6
+  panels 06 "classical index-3 Newmark, trapezoidal" fig06_tr_index3 0.1 0.7 0.79 6
+  panels 07 "classical index-3 Newmark, Fox-Goodwin" fig07_fg_index3 0.1 0.6 0.78 0.79
+  panels 12 "tangent-manifold Newmark, Fox-Goodwin" fig12_fg_tangent 0.1 0.6 0.78 0.79
+  panels 13 "tangent-manifold Newmark, trapezoidal" fig13_tr_tangent 0.1 0.7 0.79 6
+  torque() {  # torque FIG TITLE METHOD REF_METHOD COLUMN YLABEL
+    local args=() t0 ref
+    for t0 in 5 6 7 9; do
+      ref=$(ls "$OUT/torque_$4_T$t0"/*.series.csv 2>/dev/null | head -1)
+      args+=("T0 = $t0 N m=$OUT/torque_$3_T$t0@$ref")
+    done
+    PANELS_REF_TITLE="reference ($4)" python3 scripts/figures/panels.py "$OUT/fig$1_panels.png" \
+      "Paper 001 Fig ${1#0}: $2 (trapezoidal, h = 0.1 s, $TEND s)" "$6" "$5" "${args[@]}" || true
+  }
+  torque 08 "torque study, classical index-3 Newmark" index3 tangent theta "theta [rad]"
+  torque 09 "torque study, minimal coordinates" minimal tangent theta "theta [rad]"
+  torque 10 "torque study, reaction force (x), classical index-3 Newmark" index3 tangent lambda0 "lambda_x [N]"
+  echo "plots: $OUT/fig*_panels.png"
 else
   echo "gnuplot not found: data only" >&2
 fi
 
-# The paper-vs-ours README of results/figures/001, from whatever the 001 recipes have written.
+# The paper-vs-ours details.md of results/figures/001, from whatever the 001 recipes have written
+# (`mbbench figures 001` then writes the page, index.html and README.md, from pages/001.json).
 python3 scripts/figures/paper001_readme.py "${MBBENCH_FIGURES_OUT:-results/figures}/001"

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Tables II-V, the data of Figs 8-10, 13, 16, 23 and their plots of paper 002 (Betsch & Leyendecker
+# Tables II-V, the data of Figs 8-10, 12-14, 16-18, 23-25 and their plots of paper 002 (Betsch & Leyendecker
 # 2006, discrete null space method for multibody dynamics) via the mbbench CLI:
 # constrained-em (scheme (10), n + m unknowns) and null-space-em (the reduced scheme: the
 # explicit S-pair null space for the gyro top, the numerical null space elsewhere) on the
-# directors formulation. README.md in the output lists every table and figure with the
-# paper's numbers beside ours (docs/methods/energy_momentum.md explains the scaling).
+# directors formulation. details.md in the output lists every table and figure with the
+# paper's numbers beside ours (docs/methods/energy_momentum.md explains the scaling);
+# `mbbench figures 002` then writes the page (index.html, README.md) with computed verdicts
+# from scripts/figures/pages/002.json (scripts/figures/page.py).
 # Run time: about 30 s on the shared 2 cores.
 #
 # usage: scripts/figures/paper002.sh [BUILD_DIR]   (default: build)
@@ -22,7 +24,7 @@ run() {  # run DIR PROBLEM METHOD [extra mbbench args...]
   "$BIN" run -p "$problem" -m "$method" --repeats 0 --out "$OUT/$dir" "$@" >/dev/null || true
 }
 
-# Tables II-V: condition numbers of the iteration matrices (first step; Table V up to t = 0.04).
+# Tables II-V: condition numbers of the iteration matrices (first step; Table V at t = 0.04).
 for h in 5e-2 5e-3 5e-4; do
   run "table2/$h" gyro_top constrained-em --h "$h" --t-end "$h"
   run "table2/$h" gyro_top null-space-em --h "$h" --t-end "$h"
@@ -45,10 +47,11 @@ run planar_pair planar_pair null-space-em --h 0.01 --series            # Figs 16
 run planar_pair/0.001 planar_pair null-space-em --h 0.001 --series     # Fig 18
 run six_body_linkage six_body_linkage null-space-em --h 0.01 --series  # Figs 23-25
 
-# Plots (gnuplot, if installed): Figs 8/9 (the gyro top's centre of mass at three steps),
-# 10, 13, 17, 23 (the energy balance E - E0 - W of each run, which the paper shows as a
-# flat energy line), 14, 18, 25 (the pairs' relative coordinates, the six-body linkage's
-# joint angles) and the snapshots 12, 16, 24 (snapshots.py: director triads and centres).
+# Plots (gnuplot, if installed): Figs 8, 9 (x, z of the gyro top's centre of mass at
+# dt = 0.05 and 0.01 with the analytic steady precession), 10 (at dt = 0.05), 13, 17, 23 (the
+# energy balance E - E0 - W of each run, which the paper shows as a flat energy line), 14, 18,
+# 25 (the pairs' relative coordinates, the six-body linkage's joint angles) and the snapshots
+# 12, 16, 24 (snapshots.py: director triads and centres).
 col() {  # col CSV NAME: 1-based column of NAME in the CSV header
   head -1 "$1" | tr ',' '\n' | grep -nx "$2" | cut -d: -f1
 }
@@ -57,19 +60,33 @@ if command -v gnuplot >/dev/null; then
   g01="$OUT/gyro_top/0.01/gyro_top_null-space-em.series.csv"
   g001="$OUT/gyro_top/0.001/gyro_top_null-space-em.series.csv"
   if [ -f "$g05" ] && [ -f "$g01" ] && [ -f "$g001" ]; then
-    x=$(col "$g05" cm_x) z=$(col "$g05" cm_z)
-    gnuplot <<GP || true
-set terminal pngcairo size 900,500 noenhanced
+    # The analytic steady precession the paper draws beside the numerical solution: the
+    # centre of mass turns about e3 at omega_p on a circle of radius r at height z0 (r, z0
+    # from the run's initial state, omega_p from the problem's parameters).
+    read -r r z0 wp <<<"$(python3 - "$g01" "$OUT/gyro_top/0.01/gyro_top_null-space-em.json" <<'PY'
+import csv, json, sys
+row = next(csv.DictReader(open(sys.argv[1])))
+p = json.load(open(sys.argv[2]))["problem"]["parameters"]
+print(abs(float(row["cm_y"])), float(row["cm_z"]), float(p.get("omega_p", 10)))
+PY
+)"
+    for pair in "8:0.05:$g05" "9:0.01:$g01"; do
+      fig=${pair%%:*} rest=${pair#*:}
+      dt=${rest%%:*} csv=${rest#*:}
+      x=$(col "$csv" cm_x) z=$(col "$csv" cm_z)
+      gnuplot <<GP || true
+set terminal pngcairo size 1000,520 noenhanced
 set datafile separator ","
-set output "$OUT/fig8_9_gyro_top_centre_of_mass.png"
-set xlabel "t [s]"; set ylabel "centre of mass [m]"; set key outside right
-set title "Paper 002 Figs 8, 9: gyro top, null-space-em (x and z of the centre of mass)"
-plot "$g05" using 1:$x every ::1 with lines title "x, dt = 0.05", \
-     "$g01" using 1:$x every ::1 with lines title "x, dt = 0.01", \
-     "$g001" using 1:$x every ::1 with lines title "x, dt = 0.001", \
-     "$g05" using 1:$z every ::1 with lines title "z, dt = 0.05", \
-     "$g001" using 1:$z every ::1 with lines title "z, dt = 0.001"
+set output "$OUT/fig${fig}_gyro_top_dt$dt.png"
+set xlabel "t [s]"; set ylabel "centre of mass [m]"; set key outside right; set grid
+set format y "%g"; set samples 2000
+set title "Paper 002 Fig $fig: gyro top, steady precession, null-space-em dt = $dt s, against the analytic solution"
+plot $r*sin($wp*x) with lines lw 3 lc rgb "#b0b0b0" title "x_a (analytic)", \
+     "$csv" using 1:$x every ::1 with linespoints pt 7 ps 0.5 lc 1 title "x, dt = $dt", \
+     $z0 with lines lw 3 lc rgb "#e0b060" title "z_a (analytic)", \
+     "$csv" using 1:$z every ::1 with linespoints pt 7 ps 0.5 lc 2 title "z, dt = $dt"
 GP
+    done
   fi
   six="$OUT/six_body_linkage/six_body_linkage_null-space-em.series.csv"
   if [ -f "$six" ]; then
@@ -116,7 +133,7 @@ GP
     "planar pair, null-space-em, dt = 0.01" 0.5 0.02 0.04 0.05 0.06 0.07 0.08
   snap 24 "$OUT/six_body_linkage/six_body_linkage_null-space-em.series.csv" \
     "six-body linkage, null-space-em, dt = 0.01" 0.03 0.02 0.04 0.08 0.09 0.13 0.26
-  for pair in "10:gyro_top/0.01/gyro_top" "13:cylindrical_pair/cylindrical_pair" \
+  for pair in "10:gyro_top/0.05/gyro_top" "13:cylindrical_pair/cylindrical_pair" \
               "17:planar_pair/planar_pair" "23:six_body_linkage/six_body_linkage"; do
     fig=${pair%%:*}
     csv="$OUT/${pair#*:}_null-space-em.series.csv"
@@ -163,8 +180,8 @@ tables = [
      ["3.6e11", "3.6e14", "3.6e17"], ["360", "358", "358"], "first"),
     ("Table IV, planar pair", "table4", ["1e-2", "1e-3", "1e-4"],
      ["4.8e10", "4.6e13", "4.6e16"], ["7.3e2", "8.0e2", "8.0e2"], "first"),
-    ("Table V, six-body linkage (paper: at t = 0.04; ours: largest over t <= 0.04)", "table5",
-     ["1e-2", "1e-3", "1e-4"], ["1.6e5", "1.5e8", "1.5e11"], ["19", "10", "58"], "max"),
+    ("Table V, six-body linkage (at t = 0.04: the last step of a run to t = 0.04)", "table5",
+     ["1e-2", "1e-3", "1e-4"], ["1.6e5", "1.5e8", "1.5e11"], ["19", "10", "58"], "last"),
 ]
 for title, d, steps, paper_c, paper_r, key in tables:
     lines += ["## " + title, "", "| dt | constrained: paper | ours | reduced: paper | ours (unknowns) |",
@@ -183,11 +200,10 @@ lines += ["Shape: the constrained number grows like dt^-3 (a factor 1000 per dec
           "principal values). Table V's reduced column takes the linkage's one degree of "
           "freedom as the unknown through local coordinates of the manifold (not the paper's "
           "joint-angle form (190)-(192)): a 1 x 1 Newton matrix, condition 1 at every step, "
-          "flat as the paper's 19 / 10 / 58 (whose matrix size the paper does not give). "
+          "where the paper reports 19 / 10 / 58 (not flat; matrix size not given). "
           "`--set null_space=generic` (60 unknowns) grows like dt^-1: its constraint rows "
-          "stay beside the 2 M / h rows. Table V: our constrained value is the largest over "
-          "t <= 0.04 with the dependent closure row dropped, about 2-3x the paper's value at "
-          "t = 0.04.", ""]
+          "stay beside the 2 M / h rows. Table V: our constrained value is at t = 0.04 (the "
+          "last step's first Newton iteration) with the dependent closure row dropped.", ""]
 
 lines += ["## Figures 8-10, 12-14, 16-18, 23-25 (series in the subdirectories, `*.series.csv`)", "",
           "| figure | run | paper | ours |", "|---|---|---|---|"]
@@ -220,6 +236,6 @@ if pngs:
               "each body as its director triad at its centre of mass and the centres joined in "
               "body order (the paper draws solids); Figs 10, 13, 17, 23 show the energy balance, "
               "the momenta are in the results (metrics.momentum)."]
-open(os.path.join(out, "README.md"), "w").write("\n".join(lines) + "\n")
-print("paper002.sh: wrote " + os.path.join(out, "README.md"))
+open(os.path.join(out, "details.md"), "w").write("\n".join(lines) + "\n")
+print("paper002.sh: wrote " + os.path.join(out, "details.md"))
 PY

@@ -8,7 +8,9 @@
 #           index-1 form, h = 0.0003125 s), for RK4 and Adams-Bashforth 4,
 #           h = 0.01 ... 0.00125 s, with observed orders;
 #   table   the O4 reactions by (35), (37), (38) and their largest difference.
-# Writes CSV files and a README.md (paper beside ours) into $OUT.
+# Writes CSV files, fig3_criterion.png (gnuplot) and details.md (paper beside ours) into $OUT;
+# `mbbench figures 003` then writes the page (index.html, README.md) with computed verdicts
+# from scripts/figures/pages/003.json (scripts/figures/page.py).
 # Usage: scripts/figures/paper003.sh [BUILD_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -189,9 +191,43 @@ say("| quantity | paper | ours |")
 say("|---|---|---|")
 say(f"| largest difference between (35), (37), (38) | equivalent (Appendix B) | {r['metrics']['reaction_formula_spread']:.1e} N (largest |f_y| {fmax:.2f} N) |")
 say("")
-open(os.path.join(out, "README.md"), "w").write("\n".join(lines) + "\n")
+open(os.path.join(out, "details.md"), "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
 PY
+
+# Fig 3 as the paper draws it: cos^2 alpha_i over alpha1 in [0, 2 pi], one column per mass set,
+# with the SVD and the projective choice of the independent coordinate below.
+if command -v gnuplot >/dev/null; then
+  gnuplot <<GP || true
+set terminal pngcairo noenhanced size 1300,850 font ",11"
+set output "$OUT/fig3_criterion.png"
+set datafile separator ","
+set multiplot layout 2,2 title "Paper 003 Fig 3: projective criterion (four-bar), the SVD choice beside it"
+set xrange [0:2*pi]
+set xtics ("0" 0, "pi/2" pi/2, "pi" pi, "3pi/2" 3*pi/2, "2pi" 2*pi)
+set grid
+set key center center horizontal box opaque
+set xlabel "alpha1 [rad]"
+set ylabel "cos^2 alpha_i [-]"
+set yrange [0:1.05]
+do for [m in "0.5 2"] {
+  set title sprintf("crank %s kg: cos^2 of the angle between the tangent subspace and alpha_i", m)
+  plot sprintf("$OUT/fig3_m%s.csv", m) every ::1 using 1:2 with lines lw 2 title "alpha1", \
+       "" every ::1 using 1:3 with lines lw 2 title "alpha2", \
+       "" every ::1 using 1:4 with lines lw 2 title "alpha3"
+}
+set yrange [0.5:2.5]
+set ytics ("alpha1" 1, "alpha2" 2)
+set ylabel "independent coordinate"
+set key top center horizontal
+do for [m in "0.5 2"] {
+  set title sprintf("crank %s kg: best independent coordinate", m)
+  plot sprintf("$OUT/fig3_m%s.csv", m) every ::1 using 1:(\$6 - 0.05) with steps lw 2 title "projective (23a)", \
+       "" every ::1 using 1:(\$5 + 0.05) with steps lw 2 dt 2 title "SVD"
+}
+unset multiplot
+GP
+fi
 
 # index.json: every run of this recipe.
 python3 scripts/figures/index_runs.py "$OUT" "figures 003"

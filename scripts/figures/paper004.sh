@@ -7,8 +7,10 @@
 #             cubic Hermite interpolation of the series onto 1000 times);
 #   scaling   the time per evaluation of scripts/bench/recursive_scaling.sh if its table
 #             exists (MBBENCH_SCALING_TABLE, default docs' machine run is not re-timed here).
-# Writes $OUT/README.md (tables with the reference numbers beside ours), CSVs, and PNGs if
-# gnuplot is installed. Usage: scripts/figures/paper004.sh [BUILD_DIR]
+# Writes $OUT/details.md (tables with the reference numbers beside ours), CSVs, and PNGs if
+# gnuplot is installed; `mbbench figures 004` then writes the page (index.html, README.md)
+# with computed verdicts from scripts/figures/pages/004.json (scripts/figures/page.py).
+# Usage: scripts/figures/paper004.sh [BUILD_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BIN="${MBBENCH:-${1:-build}/harness/mbbench}"
@@ -123,27 +125,46 @@ SCALING="${MBBENCH_SCALING_TABLE:-$OUT/scaling.csv}"
   else
     echo "Run scripts/bench/recursive_scaling.sh > $SCALING first (a benchmark, minutes)."
   fi
-} > "$OUT/README.md"
+} > "$OUT/details.md"
 
 if command -v gnuplot >/dev/null; then
+  zero=$(awk -F, '$1 == "0" {print $3}' "$OUT/fig2_steps.csv")
+  zero_ind=$(awk -F, '$1 == "0" {print $4}' "$OUT/fig2_steps.csv")
+  osc() { ls "$WORK/$1"/*.series.csv 2>/dev/null | head -1; }
   gnuplot <<GP || true
-set terminal pngcairo size 800,500
+set terminal pngcairo noenhanced size 1300,520 font ",11"
 set datafile separator ","
 set output "$OUT/fig2_steps.png"
+set multiplot layout 1,2 title "Paper 004 Fig 2: two coupled oscillators, IDA rtol = atol = 1e-6, 10 s"
+set title "oscillations: position p1 of the small mass"
+set xlabel "t [s]"; set ylabel "p1 [m]"; set key top left; set grid
+plot "$(osc recursive_m1_1e-1)" every ::1 using 1:(column("p1")) with lines title "m1/m2 = 1e-1", \
+     "$(osc recursive_m1_1e-3)" every ::1 using 1:(column("p1")) with lines title "m1/m2 = 1e-3", \
+     "$(osc zero_mass_m1_0)" every ::1 using 1:(column("p1")) with lines lw 2 title "m1 = 0 (eq 6)"
+set title "number of time steps"
 set logscale xy
-set xlabel "m1/m2"; set ylabel "IDA steps"; set key top right
-plot "$OUT/fig2_steps.csv" every ::1::6 using 1:2 with linespoints title "ida (full model)", \
-     "" every ::1::6 using 1:4 with linespoints title "independent BDF"
+set xlabel "m1/m2"; set ylabel "accepted steps"
+set format x "%.0e"; set format y "%g"
+set xrange [5e-7:0.2]; set yrange [50:50000]
+set key top right
+plot "$OUT/fig2_steps.csv" every ::1::6 using 1:2 with linespoints pt 7 title "ida (planar DAE)", \
+     "" every ::1::6 using 1:3 with linespoints pt 5 title "recursive (joint coordinates)", \
+     "" every ::1::6 using 1:4 with points pt 6 ps 1.5 title "independent BDF (our check)", \
+     ${zero:-1} with lines lw 2 dt 2 lc rgb "#d08000" title "m1 = 0: recursive-zero-mass (${zero:-?} steps)", \
+     ${zero_ind:-1} with lines lw 1.5 dt 3 lc rgb "#202020" title "m1 = 0: independent BDF (${zero_ind:-?} steps)"
+unset multiplot
 GP
   if [ -f "$SCALING" ]; then
     for m in recursive recursive-zero-mass joint-dense; do
       grep "^$m," "$SCALING" > "$OUT/scaling_$m.csv" || true
     done
     gnuplot <<GP || true
-set terminal pngcairo size 800,500
+set terminal pngcairo noenhanced size 900,550
 set datafile separator ","
 set output "$OUT/scaling.png"
-set logscale xy
+set title "Paper 004, O(N): time per right-hand-side evaluation, pendulum_chain"
+set logscale xy; set grid
+set format x "%g"; set format y "%.0e"
 set xlabel "N (pendulum_chain bars)"; set ylabel "time per evaluation [s]"; set key top left
 plot "$OUT/scaling_recursive.csv" using 2:5 with linespoints title "recursive", \
      "$OUT/scaling_recursive-zero-mass.csv" using 2:5 with linespoints title "recursive-zero-mass", \
@@ -153,4 +174,4 @@ GP
 fi
 # index.json: every run of this recipe.
 python3 scripts/figures/index_runs.py "$OUT" "figures 004"
-echo "wrote $OUT/README.md"
+echo "wrote $OUT/details.md"

@@ -6,7 +6,8 @@ usage: snapshots.py SERIES.csv TITLE OUT.png SCALE T1 [T2 ...]
 Every rigid body of a directors-formulation run is 12 coordinates, centre of mass and the
 three body-frame directors d_1, d_2, d_3 (paper 002 eqs 21-25; problems/model/
 director_formulation.cc). Each snapshot draws, at the sample nearest to the requested
-time, every body as its director triad from the centre of mass (lengths SCALE) and the
+time, every body as its director triad from the centre of mass (thick arrows of length
+SCALE, at least a fifth of the mechanism's extent so they read against it) and the
 polyline through the centres in body order: the poses the paper draws as solids. One
 panel per time, written with gnuplot (pngcairo); nothing is drawn without gnuplot.
 """
@@ -45,13 +46,21 @@ def main():
     if len(snaps[0][1]) % 12:
         sys.exit("snapshots.py: %s: %d coordinates are not 12 per body (directors formulation?)"
                  % (series, len(snaps[0][1])))
+    # Triads long enough to read against the mechanism: at least a fifth of the largest
+    # extent of the centres over all snapshots.
+    span = max(max(b[a] for _, q in snaps for b in (q[12 * k:12 * k + 3] for k in range(len(q) // 12)))
+               - min(b[a] for _, q in snaps for b in (q[12 * k:12 * k + 3] for k in range(len(q) // 12)))
+               for a in range(3))
+    scale = max(scale, 0.2 * span)
     tmp = tempfile.mkdtemp()
-    script = ["set terminal pngcairo size %d,%d noenhanced" % (420 * min(len(snaps), 3),
-                                                                380 * math.ceil(len(snaps) / 3)),
+    script = ["set terminal pngcairo size %d,%d noenhanced" % (520 * min(len(snaps), 3),
+                                                                460 * math.ceil(len(snaps) / 3)),
               'set output "%s"' % out,
               "set multiplot layout %d,%d title \"%s\"" % (math.ceil(len(snaps) / 3),
-                                                           min(len(snaps), 3), title),
-              "set view equal xyz", "unset key", "set xyplane 0", 'set tics font ",8"',
+                                                           min(len(snaps), 3),
+                                                           title + " (arrows: directors d1 purple, d2 green, d3 blue; dots: centres of mass)"),
+              "set view equal xyz", "set view 60,30,1.35", "unset key", "set xyplane 0",
+              'set tics font ",8"', "set format x '%g'; set format y '%g'; set format z '%g'",
               "set xlabel 'x'; set ylabel 'y'; set zlabel 'z'"]
     # One box for every panel: the centres and the triads' tips over all snapshots.
     for axis, name in enumerate("xyz"):
@@ -75,8 +84,8 @@ def main():
             for b in bodies:
                 f.write("%g %g %g\n" % (b[0], b[1], b[2]))
         script += ['set title "t = %.3g s"' % t,
-                   'splot "%s" using 1:2:3:4:5:6:7 with vectors lc variable, '
-                   '"%s" using 1:2:3 with linespoints lc rgb "black" pt 7 ps 0.6'
+                   'splot "%s" using 1:2:3:4:5:6:7 with vectors lw 3 lc variable, '
+                   '"%s" using 1:2:3 with linespoints lw 2 lc rgb "black" pt 7 ps 1.2'
                    % (axes, centres)]
     script.append("unset multiplot")
     subprocess.run(["gnuplot"], input="\n".join(script), text=True, check=False)
