@@ -198,7 +198,8 @@ void PrintTableRow(const RunRecord& r, const TableWidths& w) {
               ran ? Cell(r.metrics.position_residual_max).c_str() : "-", Cell(err).c_str());
   if (r.status != RunStatus::kOk && !r.message.empty())
     std::printf("    -> %s\n", r.message.c_str());
-  if (r.drift_warning) std::printf("    -> warning: %s\n", r.warnings.back().c_str());
+  for (size_t k = r.run_warnings_begin; k < r.warnings.size(); ++k)
+    std::printf("    -> warning: %s\n", r.warnings[k].c_str());
   std::fflush(stdout);
 }
 

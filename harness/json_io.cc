@@ -168,7 +168,9 @@ std::string RunRecordToJson(const RunRecord& r, const std::string& series_file) 
   j["message"] = r.message;
   // A failed or unstable run's metrics, outputs and final state describe where it stopped,
   // not the solution at t_end (docs/result-schema.md).
-  j["outputs_meaningful"] = r.status == RunStatus::kOk;
+  // An ok run that left the reference (took the other branch at a singular position, or
+  // drifted off at a coarse step) is no approximation of the solution either.
+  j["outputs_meaningful"] = r.status == RunStatus::kOk && !r.left_reference_at;
   j["metrics"] = MetricsJson(r);
   json outputs = json::object();
   for (size_t i = 0; i < r.output_names.size() && i < r.outputs.size(); ++i)

@@ -246,18 +246,24 @@ double MetricsObserver::DistanceToReference(const Vector& q, const Vector& q_ref
 
 void MetricsObserver::Accumulate(double t, const Vector& q, const Vector& v, const Vector& q_ref,
                                  const Vector* out_ref) {
-  max_err_ = std::max(max_err_, DistanceToReference(q, q_ref));
+  const double error = DistanceToReference(q, q_ref);
+  max_err_ = std::max(max_err_, error);
   ref_scale_ = std::max(ref_scale_, q_ref.lpNorm<Eigen::Infinity>());
   ++compared_;
-  if (!compare_outputs_ || !out_ref) return;
-  problem_.calc_outputs(t, q, v, run_out_);
-  AccumulateOutputs(*out_ref);
+  bool far = !(error <= kOutputsFarFactor * ref_scale_);
+  if (compare_outputs_ && out_ref) {
+    problem_.calc_outputs(t, q, v, run_out_);
+    far = !(AccumulateOutputs(*out_ref) <= kOutputsFarFactor * output_scale_) || far;
+  }
+  if (far && !left_reference_at_) left_reference_at_ = t;
 }
 
 // Output error over the outputs the reference provides; a periodic output (an angle the
 // run unwraps) is compared modulo its period, as the reference holds it on any branch.
-void MetricsObserver::AccumulateOutputs(const Vector& out_ref) {
+// Returns this sample's largest output error.
+double MetricsObserver::AccumulateOutputs(const Vector& out_ref) {
   const auto& periods = problem_.output_periods;
+  double sample_error = 0.0;
   for (Eigen::Index k = 0; k < out_ref.size(); ++k) {
     if (!reference_->output_provided[k]) continue;
     double d = run_out_[k] - out_ref[k];
@@ -265,8 +271,11 @@ void MetricsObserver::AccumulateOutputs(const Vector& out_ref) {
     if (period > 0.0) d -= period * std::round(d / period);
     max_output_err_ = std::isfinite(d) ? std::max(max_output_err_, std::abs(d))
                                        : std::numeric_limits<double>::infinity();  // a diverged run
+    sample_error = std::isfinite(d) ? std::max(sample_error, std::abs(d))
+                                    : std::numeric_limits<double>::infinity();
     output_scale_ = std::max(output_scale_, std::abs(out_ref[k]));
   }
+  return sample_error;
 }
 
 void MetricsObserver::CompareWithReference(const StepSample& s) {
@@ -470,6 +479,7 @@ void MetricsObserver::WatchDivergence(const StepSample& s, double balance) {
 }
 
 void MetricsObserver::Finish(double t_end, RunRecord& record) {
+  record.run_warnings_begin = record.warnings.size();
   metrics_.external_work = work_;
   metrics_.energy_max_rel_drift =
       energy_scale_ > 0.0 ? metrics_.energy_max_abs_drift / energy_scale_ : 0.0;
@@ -482,6 +492,21 @@ void MetricsObserver::Finish(double t_end, RunRecord& record) {
                   metrics_.energy_max_rel_drift, kEnergyDriftWarning);
     record.warnings.push_back(buffer);
     record.drift_warning = true;
+  }
+  // Judged on the whole run's scale; the time is the first sample whose error passed the
+  // factor of the scale seen by then.
+  const double largest = std::max(ref_scale_ > 0.0 ? max_err_ / ref_scale_ : 0.0,
+                                  output_scale_ > 0.0 ? max_output_err_ / output_scale_ : 0.0);
+  if (!band_ && record.status == RunStatus::kOk && left_reference_at_ &&
+      !(largest <= kOutputsFarFactor)) {
+    char buffer[400];
+    std::snprintf(buffer, sizeof buffer,
+                  "the run left the reference at t = %.6g (error above %g of the reference's "
+                  "scale; largest %.3g): outputs_meaningful false, it is no approximation of "
+                  "the solution (another branch at a singular position, or too coarse a step)",
+                  *left_reference_at_, kOutputsFarFactor, largest);
+    record.warnings.push_back(buffer);
+    record.left_reference_at = left_reference_at_;
   }
   if (have_multipliers_) metrics_.multiplier_max = max_multiplier_;
   if (reference_ && compared_ > 0) {

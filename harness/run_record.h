@@ -84,6 +84,12 @@ struct RunRecord {
   std::vector<std::string> warnings;
   /// An ok run whose energy drift passed kEnergyDriftWarning (the table marks it).
   bool drift_warning = false;
+  /// An ok run whose positions or outputs left the reference by more than kOutputsFarFactor
+  /// of its scale: the time they first did. outputs_meaningful is then false.
+  std::optional<double> left_reference_at;
+  /// The warnings the run itself added (from this index of `warnings` on): printed under
+  /// its row of the run table.
+  size_t run_warnings_begin = 0;
   InitialResiduals initial_residuals;
   WorkCounters counters;
   std::optional<WallTimes> wall_time;
