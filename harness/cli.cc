@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -299,6 +301,30 @@ void PrepareOutputDirectory(const std::string& dir) {
   }
 }
 
+// A temporary file of WriteFileAtomically (NAME.tmp.PID.N) whose writer is gone: a run
+// interrupted between writing and renaming (SIGINT during a series write) left it. Removed
+// when the next batch takes the directory's lock, so a resumed directory holds results only.
+void RemoveStaleTemporaries(const std::string& dir) {
+  std::error_code ec;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    const size_t tmp = name.rfind(".tmp.");
+    if (tmp == std::string::npos) continue;
+    const std::string tail = name.substr(tmp + 5);  // PID.N
+    const size_t dot = tail.find('.');
+    if (dot == std::string::npos || dot == 0 || dot + 1 == tail.size() ||
+        tail.find_first_not_of("0123456789.") != std::string::npos ||
+        tail.find('.', dot + 1) != std::string::npos)
+      continue;
+    const long pid = std::strtol(tail.substr(0, dot).c_str(), nullptr, 10);
+    if (pid <= 0 || pid == ::getpid() || ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH)
+      continue;  // its writer may still be running
+    if (fs::remove(entry.path(), ec))
+      std::fprintf(stderr, "removed %s: a temporary file whose writer (pid %ld) is gone\n",
+                   entry.path().c_str(), pid);
+  }
+}
+
 // Holds an exclusive lock on DIR/.mbbench.lock while a batch writes into DIR: a second
 // mbbench on the same directory waits, then resumes from the first one's results (a sweep)
 // instead of redoing its runs or interleaving two index files.
@@ -312,6 +338,7 @@ class DirectoryLock {
       std::fprintf(stderr, "waiting for another mbbench writing into %s ...\n", dir.c_str());
       ::flock(fd_, LOCK_EX);
     }
+    RemoveStaleTemporaries(dir);
   }
   ~DirectoryLock() { ::close(fd_); }  // closing releases the lock
   DirectoryLock(const DirectoryLock&) = delete;

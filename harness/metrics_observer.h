@@ -32,7 +32,8 @@ constexpr double kEnergyBalanceFactor = 10;  // |E - E0 - W_ext| over the initia
 // |E - E0 - W_ext| over the energy the run can exchange (docs/divergence.md, runaway energy).
 constexpr double kRunawayEnergyFactor = 1e3;
 constexpr double kEnergyDriftWarning = 0.1;  // relative energy drift that warns on an ok run
-// Relative error (positions or outputs, of the reference's scale) beyond which an ok run is
+// Relative error (the outputs where the reference has them, else the positions, of the
+// reference's scale) beyond which an ok run is
 // no approximation of the solution: outputs_meaningful false with a warning naming when it
 // left. A tenth: every accurate run of the fast tier is below 1e-3; the runs above it took
 // another branch at a singular position (double_four_bar, odeint-dopri5: 1.18) or are the

@@ -399,6 +399,9 @@ ModelDescription ParseModelText(const std::string& text, const std::string& path
   if (dim != 2.0 && dim != 3.0) r.Fail("top level key 'dimension'", "must be 2 or 3");
   m.dimension = static_cast<int>(dim);
   m.formulation = r.String(root, "formulation", "top level", "");
+  if (root.contains("formulation") && m.formulation.empty())
+    r.Fail("top level key 'formulation'",
+           "is empty: leave the key out for the dimension's default, or name a formulation");
   m.t_end = r.RequiredNumber(root, "end_time", "top level");
   m.h_default = r.Number(root, "step", "top level", 1e-3);
   if (root.contains("default_methods"))

@@ -82,7 +82,9 @@ class TimeLimitObserver final : public StepObserver {
 const std::vector<ParameterSpec>& SettingSpecs() {
   static const std::vector<ParameterSpec> specs = {
       {"h", "", "fixed step size, s", {}},
-      {"rtol", "", "relative tolerance (adaptive methods)", {}},
+      // A relative tolerance above 1 accepts an error larger than the solution itself (ida
+      // took --set rtol=1e10 silently).
+      {"rtol", "", "relative tolerance (adaptive methods), above 0 and at most 1", {}, 0.0, 1.0},
       {"atol", "", "absolute tolerance (adaptive methods)", {}},
       {"samples",
        "land",
@@ -207,7 +209,8 @@ ResolvedRun ResolveRun(const RunSpec& spec) {
   CheckSettingsUsed(spec, *run.entry, run.method_parameters, run.problem.warnings);
   // Combinations a method refuses at creation (e.g. step=adaptive with integrator=rk4) are bad
   // input too: creating the method once here lets them exit 2 before anything runs.
-  run.entry->create(run.method_parameters);
+  const std::string misfit = run.entry->create(run.method_parameters)->CheckParameters(run.problem);
+  if (!misfit.empty()) throw InputError(misfit);
   return run;
 }
 

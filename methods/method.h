@@ -88,6 +88,9 @@ class Method {
   virtual ~Method() = default;
   /// Empty if the method can treat `problem`, else the reason (-> not_applicable).
   virtual std::string CheckApplicable(const Problem& /*problem*/) const { return {}; }
+  /// Empty if the method's parameters fit `problem`, else why not: bad input (exit 2),
+  /// refused before any run (e.g. partitioning-fixed's independent = 99 on 9 coordinates).
+  virtual std::string CheckParameters(const Problem& /*problem*/) const { return {}; }
   virtual RunOutcome Run(const Problem& problem, const RunSettings& settings,
                          StepObserver& observer) const = 0;
   /// Names of the StepSample::extra entries this method reports on `problem` (empty: none).

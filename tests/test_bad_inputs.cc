@@ -93,6 +93,8 @@ TEST_CASE("every bad input in the table gives its exit code and names what is wr
   Write(dir / "duplicate.json", Model(R"("mass": 1, "mass": 2, "inertia": 0.1)"));
   Write(dir / "duplicate_top.json", Model(R"("mass": 1, "inertia": 0.1)", R"(, "end_time": 2)"));
   Write(dir / "unknown_key.json", Model(R"("mass": 1, "inertia": 0.1, "colour": "red")"));
+  Write(dir / "empty_formulation.json",
+        Model(R"("mass": 1, "inertia": 0.1)", R"(, "formulation": "")"));
   Write(dir / "no_dimension.json", R"({"end_time": 1, "bodies": []})");
   Write(dir / "dimension4.json", R"({"dimension": 4, "end_time": 1, "bodies": []})");
   Write(dir / "negative_mass.json", Model(R"("mass": -1, "inertia": 0.1)"));
@@ -176,6 +178,10 @@ TEST_CASE("every bad input in the table gives its exit code and names what is wr
        2,
        "'g' given twice"},
       {{"run", "-p", "planar_pendulum", "-m", "ida", "--out", ""}, 2, "--out: empty value"},
+      {{"run", "-p", "planar_pendulum", "-m", "ida", "--set", "rtol=1e10"}, 2, "rtol"},
+      {{"run", "-p", "four_bar", "-m", "partitioning-fixed", "--set", "independent=99"},
+       2,
+       "'independent' = 99"},
       // Above a run's own max_steps every trial of the search would be refused.
       {{"fastest", "-p", "planar_pendulum", "-m", "odeint-rk4", "--criterion", "energy_drift=1e-3",
         "--max-steps", "1e8"},
@@ -224,6 +230,7 @@ TEST_CASE("every bad input in the table gives its exit code and names what is wr
       {model("duplicate.json"), 2, "duplicate key 'mass'"},
       {model("duplicate_top.json"), 2, "duplicate key 'end_time'"},
       {model("unknown_key.json"), 2, "colour"},
+      {model("empty_formulation.json"), 2, "'formulation'"},
       {model("no_dimension.json"), 2, "'dimension'"},
       {model("dimension4.json"), 2, "'dimension'"},
       {model("negative_mass.json"), 2, "mass"},

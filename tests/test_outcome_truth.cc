@@ -3,14 +3,20 @@
 // Each case reproduced a wrong verdict before its change (docs/divergence.md).
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "harness/cli.h"
 #include "harness/json_io.h"
 #include "harness/runner.h"
 #include "harness/stability.h"
 #include "tests/run_spec.h"
+#include "tests/scratch_directory.h"
 
 namespace mbb {
 namespace {
@@ -113,6 +119,24 @@ TEST_CASE("a stability bracket is clipped to the steps the horizon allows", "[ou
   options.h_min = 1.0;
   CHECK_THROWS_AS(SearchStabilityLimit(Spec("planar_pendulum", "odeint-rk4", {}, {}, 0.5), options),
                   InputError);
+}
+
+TEST_CASE("a resumed directory loses the temporary files of a writer that is gone", "[outcome]") {
+  // SIGINT between writing NAME.tmp.PID.N and renaming it left the file for good. The next
+  // batch that takes the directory removes those whose writer is gone; it keeps one whose
+  // writer runs (this process) and names that only look alike.
+  namespace fs = std::filesystem;
+  const fs::path dir = ScratchDirectory("stale_temporaries");
+  // Above Linux's largest pid (4194304): no process has it.
+  const fs::path stale = dir / "a_ida.series.csv.tmp.2147483646.3";
+  const fs::path live = dir / ("b_ida.json.tmp." + std::to_string(::getpid()) + ".0");
+  const fs::path other = dir / "notes.tmp.txt";
+  for (const fs::path& p : {stale, live, other}) std::ofstream(p) << "x";
+  CHECK(RunCli({"run", "-p", "planar_pendulum", "-m", "ida", "--repeats", "0", "--t-end", "0.1",
+                "--out", dir.string()}) == 0);
+  CHECK_FALSE(fs::exists(stale));
+  CHECK(fs::exists(live));
+  CHECK(fs::exists(other));
 }
 
 }  // namespace

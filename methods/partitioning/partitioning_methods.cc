@@ -127,11 +127,15 @@ class PartitioningMethod final : public FixedStepMethod {
     if (r >= problem.n())
       return "coordinate partitioning needs an independent coordinate (rank Phi_q = " +
              std::to_string(r) + " = n)";
-    if (options_.independent > problem.n())
-      return "independent = " + std::to_string(options_.independent) + " but the problem has " +
-             std::to_string(problem.n()) + " coordinates";
     if (options_.reactions) return JointReactions::CheckApplicable(problem);
     return {};
+  }
+
+  std::string CheckParameters(const Problem& problem) const override {
+    if (options_.independent <= problem.n()) return {};
+    return "partitioning: parameter 'independent' = " + std::to_string(options_.independent) +
+           ", but the problem has " + std::to_string(problem.n()) +
+           " coordinates (1-based index of one of them)";
   }
 
   std::vector<std::string> ExtraSeriesNames(const Problem& problem) const override {
