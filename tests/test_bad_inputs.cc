@@ -182,6 +182,9 @@ TEST_CASE("every bad input in the table gives its exit code and names what is wr
       {{"run", "-p", "four_bar", "-m", "partitioning-fixed", "--set", "independent=99"},
        2,
        "'independent' = 99"},
+      {{"run", "-p", "planar_pendulum", "-m", "simbody", "--set", "integrator=cpodes"},
+       2,
+       "integrator=cpodes aborts"},
       // Above a run's own max_steps every trial of the search would be refused.
       {{"fastest", "-p", "planar_pendulum", "-m", "odeint-rk4", "--criterion", "energy_drift=1e-3",
         "--max-steps", "1e8"},

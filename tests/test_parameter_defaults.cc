@@ -10,9 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "harness/runner.h"
 #include "methods/method.h"
 #include "problems/parameter_fallbacks.h"
 #include "problems/problem.h"
+#include "tests/run_spec.h"
 
 namespace mbb {
 namespace {
@@ -61,6 +63,52 @@ TEST_CASE("every catalogue problem is built with the parameter defaults it decla
     entry.build(ParameterSet{});
     INFO("problem " << entry.id << "\n" << Mismatches(recorder, entry.parameters));
     CHECK(Mismatches(recorder, entry.parameters).empty());
+  }
+}
+
+// A setting given to a method is either refused (exit 2, naming it) or recorded and used:
+// the run with another value of it differs (steps or final state). recursive with
+// integrator=rk4 recorded an rtol it never read, with IDA an h. Every entry, with its default
+// parameters and each value of the parameters that switch its step mode, on a short
+// planar-pendulum run (where the entry is not_applicable there, only refusal is checked).
+TEST_CASE("every method records a given h or tolerance only where it uses it", "[parameters]") {
+  const std::map<std::string, std::pair<std::string, std::string>> values = {
+      {"h", {"0.01", "0.02"}}, {"rtol", {"1e-4", "1e-8"}}};
+  for (const MethodEntry& entry : MethodRegistry()) {
+    std::vector<std::map<std::string, std::string>> modes = {{}};
+    for (const ParameterSpec& p : entry.parameters)
+      if (p.name == "integrator" || p.name == "step")
+        for (const std::string& choice : p.choices) modes.push_back({{p.name, choice}});
+    for (const auto& mode : modes) {
+      for (const auto& [key, pair] : values) {
+        auto spec_with = [&, key = key](const std::string& value) {
+          RunSpec spec = Spec("planar_pendulum", entry.name, {}, mode, 0.2);
+          spec.settings.Set(key, value);
+          return spec;
+        };
+        INFO(entry.name << " " << (mode.empty() ? "" : mode.begin()->second) << " " << key);
+        try {
+          const RunRecord a = Execute(spec_with(pair.first));
+          const RunRecord b = Execute(spec_with(pair.second));
+          const std::optional<double>& recorded = key == "h" ? a.h : a.rtol;
+          REQUIRE(recorded);
+          CHECK(*recorded == std::stod(pair.first));
+          if (a.status != RunStatus::kOk || b.status != RunStatus::kOk) continue;
+          CHECK((a.counters.steps != b.counters.steps || a.final_q != b.final_q));
+        } catch (const InputError& e) {
+          // Refused: for this setting, or for the mode itself (refused without it too).
+          const std::string why = e.what();
+          bool mode_refused = false;
+          try {
+            ResolveRun(Spec("planar_pendulum", entry.name, {}, mode, 0.2));
+          } catch (const InputError&) {
+            mode_refused = true;
+          }
+          CHECK((mode_refused ||
+                 why.find("does not use the setting(s) " + key) != std::string::npos));
+        }
+      }
+    }
   }
 }
 
