@@ -34,6 +34,14 @@ class ForwardingDae : public MechanicalDae {
                  VectorRef gamma) const override {
     inner_->CalcGamma(ws, t, q, v, gamma);
   }
+  bool CalcGammaJacobian(DaeWorkspace& ws, double t, ConstVectorRef q, ConstVectorRef v,
+                         MatrixRef out) const override {
+    return inner_->CalcGammaJacobian(ws, t, q, v, out);
+  }
+  bool CalcGammaJacobianEntries(DaeWorkspace& ws, double t, ConstVectorRef q, ConstVectorRef v,
+                                double* values) const override {
+    return inner_->CalcGammaJacobianEntries(ws, t, q, v, values);
+  }
   void CalcPhiQDot(DaeWorkspace& ws, double t, ConstVectorRef q, ConstVectorRef v,
                    MatrixRef out) const override {
     inner_->CalcPhiQDot(ws, t, q, v, out);

@@ -110,6 +110,12 @@ TEST_CASE("flyball_governor: dampers dissipate, the balance closes, L_z is conse
   // No torque about z: L_z conserved to the integration tolerance (rtol 1e-10 on states of
   // order 1 over ~1e3 steps gives ~1e-7 relative; 1e-6 catches any real torque).
   CHECK(std::abs(AngularMomentumZ(problem, q, v) - lz0) < 1e-6 * std::abs(lz0));
+  // The harness's own momentum metric says the same over the whole run: the problem
+  // declares angular_z conserved, and its drift is held to the same bound.
+  REQUIRE(r.metrics.momentum);
+  CHECK(r.metrics.momentum->conserved_components == std::vector<std::string>{"angular_z"});
+  REQUIRE(r.metrics.momentum->conserved_max_abs_drift);
+  CHECK(*r.metrics.momentum->conserved_max_abs_drift < 1e-6 * std::abs(lz0));
 }
 
 }  // namespace mbb
