@@ -102,9 +102,9 @@ struct RunOptions {
   bool time_limit_given = false;  // --time-limit (else --all-methods uses its default)
 };
 
-// The wall-clock limit of one run under --all-methods unless --time-limit is given: the
-// grid of every method on every problem then finishes in minutes on two cores, a cell that
-// needs longer records `failed` with the time reached (docs/reports.md).
+// The time limit (CPU time of the run's thread) of one run under --all-methods unless --time-limit
+// is given: the grid of every method on every problem then finishes in minutes on two cores, a cell
+// that needs longer records `failed` with the time reached (docs/reports.md).
 constexpr double kAllMethodsTimeLimit = 20.0;
 
 // --time-limit SECONDS: > 0 and finite (InputError naming the option otherwise).
@@ -752,7 +752,8 @@ int RunCli(const std::vector<std::string>& argv) {
   run->add_option("--jobs", run_jobs, "runs in parallel (default 1)")->type_name("N");
   std::string run_time_limit, sweep_time_limit;
   run->add_option("--time-limit", run_time_limit,
-                  "wall-clock limit of each run, s: a run that reaches it ends failed (default "
+                  "limit of each run, s of CPU time of its thread: a run that reaches it ends "
+                  "failed (default "
                   "none; 20 with --all-methods)")
       ->type_name("SECONDS");
   bool run_progress = false, sweep_progress = false, all_methods = false;
@@ -789,9 +790,10 @@ int RunCli(const std::vector<std::string>& argv) {
   sweep->add_option("--out", sweep_out, "result directory (default results/<name>)");
   sweep->add_flag("--force", force, "rerun runs whose results exist");
   sweep
-      ->add_option("--time-limit", sweep_time_limit,
-                   "wall-clock limit of each run, s: a run that reaches it ends failed "
-                   "(default none)")
+      ->add_option(
+          "--time-limit", sweep_time_limit,
+          "limit of each run, s of CPU time of its thread: a run that reaches it ends failed "
+          "(default none)")
       ->type_name("SECONDS");
   sweep->add_option("--max-runs", max_runs, "refuse an experiment of more runs (default 10000)")
       ->type_name("N");
