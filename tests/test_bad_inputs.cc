@@ -277,6 +277,20 @@ TEST_CASE("every bad input in the table gives its exit code and names what is wr
       {{"check", "--baseline", d + "empty_baselines"}, 2, "no result files"},
       {{"check", "--baseline", d + "empty_baselines", "--update"}, 2, "--reason"},
       {{"check", "--baseline", d + "empty_baselines", "--against", d + "nowhere"}, 2, "nowhere"},
+      {{"check", "--baseline", d + "loop"}, 2, "loop: cannot be read"},
+      {{"check", "--baseline", d + "report_skip", "--against", d + "loop"},
+       2,
+       "loop: cannot be read"},
+      // A blank reason says nothing: refused like a missing one, before any rerun.
+      {{"check", "--baseline", d + "report_skip", "--update", "--reason", " "}, 2, "--reason"},
+      {{"check", "--baseline", d + "report_skip", "--update", "--reason", "\t"}, 2, "--reason"},
+      // Paper claims: the claim and the key at fault are named.
+      {{"check", "--baseline", d + "claim_key", "--against", d + "claim_key"},
+       2,
+       "claim c1: key 'metrics.no_such_metric' is not in the baseline"},
+      {{"check", "--baseline", d + "claim_field", "--against", d + "claim_field"},
+       2,
+       "(c1): unknown key 'colour'"},
       // report inputs: a missing directory is bad input; an unreadable result is named and
       // makes the exit code 1.
       {{"report", d + "no_such_results"}, 2, "no_such_results"},
