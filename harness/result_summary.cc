@@ -197,6 +197,9 @@ ResultSummary ParseResultSummaryText(const std::string& text, const std::string&
   r.atol = d.OptionalNumberAt("settings.atol");
   r.t_end = d.OptionalNumberAt("settings.t_end").value_or(0.0);
   r.series_file = d.OptionalString("series");
+  // The report reads the series beside the result: a name, never a path elsewhere.
+  if (!r.series_file.empty() && !IsSafeFileName(r.series_file))
+    d.Fail("series", "'" + r.series_file.substr(0, 120) + "' is not a file name");
   if (r.status == "ok" && d.Find("outputs") != nullptr)
     for (const auto& [name, value] : d.Object("outputs").items())
       if (value.is_number()) r.outputs[name] = value.get<double>();
