@@ -146,6 +146,8 @@ TEST_CASE("every bad input in the table gives its exit code and names what is wr
 
   // A symbolic link loop given where a directory is expected (stat fails with ELOOP).
   fs::create_symlink("loop", dir / "loop");
+  fs::create_directories(dir / "report_loop");  // and a result file that is such a loop
+  fs::create_symlink("x.json", dir / "report_loop" / "x.json");
   // A results directory with one good result (a committed baseline) beside JSON files that
   // are not results: each skipped file is named on stderr (a warning), the exit code stays 0.
   fs::create_directories(dir / "report_skip");
@@ -297,6 +299,8 @@ TEST_CASE("every bad input in the table gives its exit code and names what is wr
       {{"report", d + "report_bad"}, 1, "truncated.json"},
       {{"report", d + "report_malformed"}, 1, "r.json"},
       {{"report", d + "loop"}, 2, "loop: cannot be read"},
+      {{"report", d + "report_loop"}, 1, "x.json: cannot be read"},
+      {{"export", d + "report_loop", "--csv"}, 1, "x.json: cannot be read"},
       {{"report", d + "report_skip"},
        0,
        "an_array.json: not a mbbench.result/1 document (a JSON array)"},
