@@ -571,7 +571,7 @@ BaselineValues ParseBaselineValues(const JsonDocument& d) {
     else if (!v.is_null())
       d.Fail("outputs." + k, "expected a number or null, found " + JsonDocument::TypeName(v));
   }
-  if (d.Find("metrics.error") != nullptr)
+  if (const json* error = d.Find("metrics.error"); error != nullptr && !error->is_null())
     b.error_rel = d.NumberOrNull("metrics.error.position_max_rel");
   b.energy_abs_drift = d.NumberOrNull("metrics.energy.max_abs_drift");
   b.position_residual = d.NumberOrNull("metrics.constraint_residual.position_max");

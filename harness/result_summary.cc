@@ -169,7 +169,8 @@ ResultSummary ParseResultSummaryText(const std::string& text, const std::string&
     d.Fail("metrics.wall_time_s",
            "expected an object or null, found " + JsonDocument::TypeName(wall));
   r.time_per_step = d.NumberOrNull("metrics.time_per_step_s");
-  if (d.Find("metrics.error") != nullptr) {
+  if (const nlohmann::json* error = d.Find("metrics.error");
+      error != nullptr && !error->is_null()) {
     r.error_rel = d.NumberOrNull("metrics.error.position_max_rel");
     r.scd = d.NumberOrNull("metrics.error.scd");
   }
