@@ -199,7 +199,8 @@ void ValidateClaims(const std::vector<PaperClaim>& claims, const std::string& di
                     const std::string& claims_file) {
   for (const auto& claim : claims) {
     const fs::path baseline = fs::path(dir) / claim.baseline;
-    if (!fs::exists(baseline))
+    std::error_code error;
+    if (!IsSafeFileName(claim.baseline) || !fs::is_regular_file(baseline, error))
       throw InputError(claims_file + ": claim " + claim.id + ": baseline '" + claim.baseline +
                        "' is not in " + dir);
     if (!ClaimKeyPresent(claim, ReadText(baseline.string())))
