@@ -162,6 +162,18 @@ TEST_CASE("a sweep runs on two jobs, shards deterministically and resumes", "[re
   REQUIRE(rerun_index["runs"].size() == 5);
   for (const auto& run : rerun_index["runs"])
     CHECK(run["message"] == "kept from an earlier run (same configuration)");
+  // A stored result that is not a readable document is rerun and overwritten, and the index
+  // says why, naming the file and the key.
+  const std::string first = rerun_index["runs"][0]["file"].get<std::string>();
+  json broken = ReadJson(out / first);
+  broken["status"] = 3;
+  std::ofstream(out / first) << broken.dump();
+  REQUIRE(RunCli({"sweep", file.string(), "--out", out.string()}) == 0);
+  const json repaired_index = ReadJson(out / "index.json");
+  CHECK_THAT(repaired_index["runs"][0]["message"].get<std::string>(),
+             Catch::Contains("rerun: the stored result is unreadable") && Catch::Contains(first) &&
+                 Catch::Contains("key 'status'"));
+  CHECK(ReadJson(out / first)["status"] == "ok");
 
   // The report merges the results into one Markdown and one HTML page.
   REQUIRE(RunCli({"report", out.string()}) == 0);
