@@ -177,6 +177,12 @@ TEST_CASE("every bad input in the table gives its exit code and names what is wr
                                                    claim +
                                                    R"(, "key": "status", "colour": "red"}]})");
 
+  // Baselines that do not parse as documents: refused before any rerun, each one named.
+  fs::create_directories(dir / "bad_baselines");
+  Write(dir / "bad_baselines/cut.json", R"({"schema": "mbbench.result/1", "problem": )");
+  Write(dir / "bad_baselines/typed.json",
+        R"({"schema": "mbbench.result/1", "problem": {"id": "planar_pendulum", "parameters": 1}})");
+
   const std::vector<std::string> pendulum = {"-p", "planar_pendulum", "-m", "odeint-rk4"};
   auto run = [&](std::vector<std::string> extra) {
     std::vector<std::string> args = {"run"};
@@ -280,6 +286,8 @@ TEST_CASE("every bad input in the table gives its exit code and names what is wr
       {{"check", "--baseline", d + "empty_baselines", "--update"}, 2, "--reason"},
       {{"check", "--baseline", d + "empty_baselines", "--against", d + "nowhere"}, 2, "nowhere"},
       {{"check", "--baseline", d + "loop"}, 2, "loop: cannot be read"},
+      {{"check", "--baseline", d + "bad_baselines"}, 2, "cut.json: malformed JSON"},
+      {{"check", "--baseline", d + "bad_baselines"}, 2, "typed.json: key 'problem.parameters'"},
       {{"check", "--baseline", d + "report_skip", "--against", d + "loop"},
        2,
        "loop: cannot be read"},
