@@ -134,6 +134,10 @@ TEST_CASE("every bad input in the table gives its exit code and names what is wr
         R"({"matrix": {"problems": ["planar_pendulum", "four_bar"], "methods": ["ida"]}})");
   Write(dir / "exp_unknown_problem.json",
         R"({"runs": [{"problem": "no_such_problem", "method": "ida"}]})");
+  // No methods, so no runs, but param/set combinations that were expanded all the same.
+  Write(dir / "exp_no_methods.json",
+        R"({"matrix": {"problems": ["planar_pendulum"],
+                       "set": {"rtol": [1e-4, 1e-6], "atol": [1e-4, 1e-6]}}})");
   Write(dir / "exp_matrix_key.json", R"({"matrix": {"problems": ["a"], "solvers": ["b"]}})");
 
   // Output directories, check and report inputs.
@@ -275,6 +279,9 @@ TEST_CASE("every bad input in the table gives its exit code and names what is wr
       {{"sweep", d + "exp_big.json", "--max-runs", "1", "--out", d + "sweep_out"}, 2, "--max-runs"},
       {sweep("exp_unknown_problem.json"), 2, "no_such_problem"},
       {sweep("exp_matrix_key.json"), 2, "solvers"},
+      {{"sweep", d + "exp_no_methods.json", "--max-runs", "3", "--out", d + "sweep_out"},
+       2,
+       "more than 3 combinations"},
       {{"sweep", d + "exp_big.json", "--shard", "3/2"}, 2, "--shard"},
       {{"sweep", d + "exp_big.json", "--shard", "x"}, 2, "--shard"},
       // Output directories.
