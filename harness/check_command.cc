@@ -8,8 +8,11 @@
 #include <fstream>
 #include <mutex>
 #include <sstream>
+#include <system_error>
 #include <thread>
+#include <utility>
 
+#include "harness/file_names.h"
 #include "harness/json_io.h"
 #include "harness/paper_claims.h"
 #include "harness/regression.h"
@@ -69,12 +72,31 @@ std::string ReadText(const std::string& path) {
 }
 
 // What the check concluded for one baseline file, and the document the claims are judged on.
+// kFailed: the baseline could not be checked (its document, or the --against one, does not
+// resolve: an unknown problem, a bad h, a foreign or truncated document; or the rerun threw).
 struct CheckOutcome {
-  enum class Kind { kUnchanged, kChanged, kConfiguration, kMissing } kind = Kind::kUnchanged;
+  enum class Kind { kUnchanged, kChanged, kConfiguration, kMissing, kFailed };
+  Kind kind = Kind::kUnchanged;
   std::vector<std::string> lines;
-  std::string document;        // the rerun (or --against) document; empty if missing
-  bool rerun_refused = false;  // the rerun threw (the baseline is kept as it is)
+  std::string document;    // the rerun (or --against) document; empty if missing or failed
+  bool bad_input = false;  // kFailed by an InputError (bad input), not by a failing rerun
 };
+
+CheckOutcome Failed(const std::string& file, const std::string& reason, bool bad_input) {
+  CheckOutcome outcome;
+  outcome.kind = CheckOutcome::Kind::kFailed;
+  outcome.bad_input = bad_input;
+  // The reason names the --against file when that one is at fault; the baseline is named here.
+  outcome.lines.push_back(file + ": cannot be checked: " + reason);
+  return outcome;
+}
+
+// Whether a --against file is there (a dangling link or a link loop is there, and fails to
+// read with its own message; fs::exists would throw on the loop).
+bool Present(const std::string& path) {
+  std::error_code error;
+  return fs::exists(fs::symlink_status(path, error));
+}
 
 void Conclude(CheckOutcome& outcome, const std::vector<std::string>& differences,
               const std::vector<RegressionFinding>& findings) {
@@ -93,7 +115,7 @@ CheckOutcome CheckResult(const std::string& file, const CheckOptions& o) {
   BaselineValues current;
   if (!o.against.empty()) {
     const std::string other = o.against + "/" + baseline.file;
-    if (!fs::exists(other)) {
+    if (!Present(other)) {
       outcome.kind = CheckOutcome::Kind::kMissing;
       return outcome;
     }
@@ -106,10 +128,7 @@ CheckOutcome CheckResult(const std::string& file, const CheckOptions& o) {
     // An updated baseline keeps its configuration key, as a sweep writes it (json_io.h).
     record.configuration = ConfigurationKey(DescribeRun(resolved), spec);
     outcome.document = RunRecordToJson(record);
-    if (o.update) {
-      WriteFileAtomically(file, outcome.document);
-      return outcome;
-    }
+    if (o.update) return outcome;  // written with all the others once every rerun is done
     current = BaselineValuesOf(record);
   }
   Conclude(outcome, ConfigurationDifferences(baseline, current),
@@ -123,7 +142,7 @@ CheckOutcome CheckStability(const std::string& file, const CheckOptions& o) {
   StabilityBaselineValues current;
   if (!o.against.empty()) {
     const std::string other = o.against + "/" + baseline.file;
-    if (!fs::exists(other)) {
+    if (!Present(other)) {
       outcome.kind = CheckOutcome::Kind::kMissing;
       return outcome;
     }
@@ -133,10 +152,7 @@ CheckOutcome CheckStability(const std::string& file, const CheckOptions& o) {
     StabilityOptions options;
     const StabilityRecord record = SearchStabilityLimit(StabilitySpec(baseline, &options), options);
     outcome.document = StabilityRecordToJson(record);
-    if (o.update) {
-      WriteFileAtomically(file, outcome.document);
-      return outcome;
-    }
+    if (o.update) return outcome;
     current = StabilityBaselineValuesOf(record);
   }
   Conclude(outcome, StabilityConfigurationDifferences(baseline, current),
@@ -159,23 +175,38 @@ bool IsStabilityDocument(const std::string& file) {
   return ReadDocumentSchema(file) == kStabilitySchema;
 }
 
-// Reads every baseline once before running any: a malformed one is bad input (exit 2) now.
+// Reads every baseline once before running any: malformed ones are bad input (exit 2) now,
+// all of them named in one message. (A baseline that parses but does not resolve, say an
+// unknown problem, fails in its worker: that baseline fails, the check goes on.)
 void ValidateBaselines(const std::vector<std::string>& files) {
+  std::string errors;
   for (const auto& file : files) {
-    if (IsStabilityDocument(file))
-      ReadStabilityBaselineValues(file);
-    else
-      ReadBaselineValues(file);
+    try {
+      if (IsStabilityDocument(file))
+        ReadStabilityBaselineValues(file);
+      else
+        ReadBaselineValues(file);
+    } catch (const InputError& e) {
+      errors += (errors.empty() ? "" : "\n  ") + std::string(e.what());
+    }
   }
+  if (!errors.empty()) throw InputError(errors);
 }
 
-// Each claim names a baseline of its tier; a claim on a file that is not there is bad input.
+// Each claim names a baseline of its tier and a key that baseline document has; a claim on a
+// file that is not there, or on a key the document does not have, is bad input.
 void ValidateClaims(const std::vector<PaperClaim>& claims, const std::string& dir,
                     const std::string& claims_file) {
-  for (const auto& claim : claims)
-    if (!fs::exists(fs::path(dir) / claim.baseline))
+  for (const auto& claim : claims) {
+    const fs::path baseline = fs::path(dir) / claim.baseline;
+    std::error_code error;
+    if (!IsSafeFileName(claim.baseline) || !fs::is_regular_file(baseline, error))
       throw InputError(claims_file + ": claim " + claim.id + ": baseline '" + claim.baseline +
                        "' is not in " + dir);
+    if (!ClaimKeyPresent(claim, ReadText(baseline.string())))
+      throw InputError(claims_file + ": claim " + claim.id + ": key '" + claim.key +
+                       "' is not in the baseline " + claim.baseline);
+  }
 }
 
 // Judges the claims on the new documents; returns how many do not hold.
@@ -201,13 +232,13 @@ int JudgeClaims(const std::vector<PaperClaim>& claims, const std::vector<std::st
 
 int RunCheck(const CheckOptions& o) {
   const std::string& baseline_dir = o.baseline_dir;
-  if (!fs::is_directory(baseline_dir))
-    throw InputError("--baseline " + baseline_dir + ": not a directory");
-  if (!o.against.empty() && !fs::is_directory(o.against))
-    throw InputError("--against " + o.against + ": not a directory");
+  RequireDirectory(baseline_dir, "--baseline");
+  if (!o.against.empty()) RequireDirectory(o.against, "--against");
   if (o.update && !o.against.empty()) throw InputError("check: --update reruns; drop --against");
-  if (o.update && o.reason.empty())
-    throw InputError("check --update: say why with --reason TEXT (kept in the baseline index)");
+  if (o.update && o.reason.find_first_not_of(" \t\n\r\f\v") == std::string::npos)
+    throw InputError("check --update: say why with --reason TEXT (kept in the baseline index; " +
+                     std::string(o.reason.empty() ? "none given" : "a blank one says nothing") +
+                     ")");
   std::vector<std::string> files;
   for (const auto& e : fs::directory_iterator(baseline_dir)) {
     const std::string name = e.path().filename().string();
@@ -232,26 +263,24 @@ int RunCheck(const CheckOptions& o) {
   auto worker = [&] {
     for (size_t i = next++; i < files.size(); i = next++) {
       const auto t0 = std::chrono::steady_clock::now();
-      // A baseline whose rerun is refused (a parameter the build no longer accepts) is a
-      // change of that baseline, not the end of the check: the other baselines and their
-      // paper claims are still judged.
+      // Each baseline on its own: one that cannot be checked fails, the others go on.
       try {
         outcomes[i] =
             IsStabilityDocument(files[i]) ? CheckStability(files[i], o) : CheckResult(files[i], o);
+      } catch (const InputError& e) {
+        outcomes[i] = Failed(files[i], e.what(), true);
       } catch (const std::exception& e) {
-        outcomes[i] = CheckOutcome{};
-        outcomes[i].kind = CheckOutcome::Kind::kChanged;
-        outcomes[i].rerun_refused = true;
-        outcomes[i].lines.push_back(std::string("rerun refused: ") + e.what());
+        outcomes[i] = Failed(files[i], e.what(), false);
       }
       const auto now = std::chrono::steady_clock::now();
       static const char* kWords[] = {"unchanged", "CHANGED", "different configuration",
-                                     "missing in --against"};
+                                     "missing in --against", "FAILED"};
+      const bool failed = outcomes[i].kind == CheckOutcome::Kind::kFailed;
       std::lock_guard<std::mutex> lock(print_mutex);
       std::printf("[%d/%zu %6.1fs] %-50s %s (%.1f s)\n", ++done, files.size(),
                   std::chrono::duration<double>(now - start).count(),
                   fs::path(files[i]).filename().c_str(),
-                  o.update ? "updated" : kWords[static_cast<int>(outcomes[i].kind)],
+                  o.update && !failed ? "rerun" : kWords[static_cast<int>(outcomes[i].kind)],
                   std::chrono::duration<double>(now - t0).count());
       for (const auto& line : outcomes[i].lines) std::printf("    %s\n", line.c_str());
       std::fflush(stdout);  // a line per baseline as it finishes, also into a file or pipe
@@ -261,29 +290,39 @@ int RunCheck(const CheckOptions& o) {
   for (int k = 0; k < std::max(1, o.jobs); ++k) threads.emplace_back(worker);
   for (auto& t : threads) t.join();
   const int failing_claims = JudgeClaims(claims, files, outcomes);
+  int failed = 0, failed_input = 0;
+  for (const auto& outcome : outcomes) {
+    failed += outcome.kind == CheckOutcome::Kind::kFailed;
+    failed_input += outcome.kind == CheckOutcome::Kind::kFailed && outcome.bad_input;
+  }
 
   if (o.update) {
+    // All or nothing: a tier half rewritten, without its reason, is worse than the old one.
+    if (failed > 0) {
+      std::printf("%d of %zu baselines could not be rerun: nothing was written\n", failed,
+                  files.size());
+      return failed_input == failed ? 2 : 1;
+    }
     std::vector<IndexEntry> index;
-    for (const auto& file : files) {
-      if (IsStabilityDocument(file)) {
-        const StabilityBaselineValues b = ReadStabilityBaselineValues(file);
+    std::vector<std::pair<std::string, std::string>> writes;
+    for (size_t i = 0; i < files.size(); ++i) {
+      const std::string& document = outcomes[i].document;
+      if (IsStabilityDocument(files[i])) {
+        const StabilityBaselineValues b = ParseStabilityBaselineText(document, files[i]);
         index.push_back(IndexLine(b.file, b.problem, b.method, "stability", o.reason));
       } else {
-        const BaselineValues b = ReadBaselineValues(file);
+        const BaselineValues b = ParseBaselineText(document, files[i]);
         index.push_back(IndexLine(b.file, b.problem, b.method, b.status, o.reason));
       }
+      writes.push_back({files[i], document});
     }
-    WriteFileAtomically(baseline_dir + "/index.json", IndexToJson("baselines: " + o.reason, index));
+    writes.push_back({baseline_dir + "/index.json", IndexToJson("baselines: " + o.reason, index)});
+    WriteFilesAtomically(writes);
     std::printf("%zu baselines updated (reason recorded in %s/index.json)\n", files.size(),
                 baseline_dir.c_str());
     if (failing_claims > 0)
       std::printf("%d paper claim(s) no longer hold on the updated baselines\n", failing_claims);
-    const auto refused = std::count_if(outcomes.begin(), outcomes.end(),
-                                       [](const CheckOutcome& c) { return c.rerun_refused; });
-    if (refused > 0)
-      std::printf("%ld baseline(s) not updated: the rerun was refused\n",
-                  static_cast<long>(refused));
-    return failing_claims > 0 || refused > 0 ? 1 : 0;
+    return failing_claims > 0 ? 1 : 0;
   }
   int changed = 0, configuration = 0, missing = 0;
   for (const auto& outcome : outcomes) {
@@ -302,15 +341,18 @@ int RunCheck(const CheckOptions& o) {
   }
   std::printf(
       "%zu baselines: %d changed, %d with a different configuration%s, %d missing in "
-      "--against",
+      "--against, %d could not be checked",
       files.size(), changed, configuration,
-      o.strict_configuration ? " (counted as changes)" : " (not compared)", missing);
+      o.strict_configuration ? " (counted as changes)" : " (not compared)", missing, failed);
   if (!claims.empty())
     std::printf("; %zu paper claims, %d not holding", claims.size(), failing_claims);
   std::printf("\n");
-  const bool failed =
-      changed > 0 || failing_claims > 0 || (o.strict_configuration && configuration > 0);
-  return failed ? 1 : 0;
+  // Exit 1 for a change, a claim that fails or a rerun that failed; 2 when the only trouble
+  // is baselines (or --against files) that are bad input (docs/regression.md).
+  const bool regressed = changed > 0 || failing_claims > 0 ||
+                         (o.strict_configuration && configuration > 0) || failed > failed_input;
+  if (regressed) return 1;
+  return failed_input > 0 ? 2 : 0;
 }
 
 }  // namespace mbb

@@ -284,23 +284,6 @@ int CmdList(const std::string& what) {
   return kExitOk;
 }
 
-// Creates the output directory and proves it writable before anything runs, so a bad --out
-// is bad input (exit 2) found at once, not a write error after an hour of runs.
-void PrepareOutputDirectory(const std::string& dir) {
-  std::error_code error;
-  fs::create_directories(dir, error);
-  if (error || !fs::is_directory(dir))
-    throw InputError("--out " + dir + ": cannot create the directory" +
-                     (error ? " (" + error.message() + ")" : std::string()));
-  const std::string probe = dir + "/.mbbench-write-probe-" + std::to_string(::getpid());
-  if (std::FILE* f = std::fopen(probe.c_str(), "w")) {
-    std::fclose(f);
-    std::remove(probe.c_str());
-  } else {
-    throw InputError("--out " + dir + ": not writable");
-  }
-}
-
 // A temporary file of WriteFileAtomically (NAME.tmp.PID.N) whose writer is gone: a run
 // interrupted between writing and renaming (SIGINT during a series write) left it. Removed
 // when the next batch takes the directory's lock, so a resumed directory holds results only.
@@ -401,6 +384,8 @@ int RunBatch(const std::vector<BatchItem>& items, const std::string& dir, const 
           if (!stored.status.empty())
             rerun_reason =
                 "rerun: " + DescribeConfigurationChange(stored.configuration, configuration);
+          else if (!stored.unreadable.empty())  // named, then overwritten by the rerun
+            rerun_reason = "rerun: the stored result is unreadable: " + stored.unreadable;
         }
         RunRecord record = Execute(resolved, spec);
         record.configuration = configuration;
@@ -663,30 +648,40 @@ int CmdReference(const CommonOptions& common, const std::string& samples_text) {
   return kExitOk;
 }
 
-// Every unreadable .json file is named on stderr and makes the exit code 1 (after the
-// report of the readable ones is written): a truncated result must not go unnoticed.
-int CmdReport(const std::string& dir) {
-  std::vector<UnreadableResult> unreadable;
-  const int count = WriteReport(dir, unreadable);
-  std::printf("%d results -> %s/report.md, %s/report.html\n", count, dir.c_str(), dir.c_str());
+// Names the files a report or export read but did not use, on stderr.
+void PrintReadProblems(const std::vector<UnreadableResult>& unreadable,
+                       const std::vector<UnreadableResult>& skipped) {
+  for (const auto& s : skipped)
+    std::fprintf(stderr, "mbbench: warning: %s: %s\n", s.file.c_str(), s.reason.c_str());
   for (const auto& u : unreadable)
     std::fprintf(stderr, "mbbench: error: unreadable result %s: %s\n", u.file.c_str(),
                  u.reason.c_str());
+}
+
+// Every unreadable .json file is named on stderr and makes the exit code 1 (after the
+// report of the readable ones is written): a truncated result must not go unnoticed. A JSON
+// file that is not a result (an array, another schema) is named as skipped (a warning).
+int CmdReport(const std::string& dir) {
+  RequireDirectory(dir, "report:");
+  std::vector<UnreadableResult> unreadable, skipped;
+  const int count = WriteReport(dir, unreadable, &skipped);
+  std::printf("%d results -> %s/report.md, %s/report.html\n", count, dir.c_str(), dir.c_str());
+  PrintReadProblems(unreadable, skipped);
   return count > 0 && unreadable.empty() ? kExitOk : kExitRunsFailed;
 }
 
 // Every result under DIR as one table: DIR/results.csv or DIR/results.json, or --out FILE.
+// The output file is proved writable before anything is read.
 int CmdExport(const std::string& dir, bool csv, bool as_json, std::string out) {
   if (csv == as_json) throw InputError("export: give exactly one of --csv and --json");
-  if (!fs::is_directory(dir)) throw InputError("export: " + dir + ": not a directory");
-  std::vector<UnreadableResult> unreadable;
-  const std::vector<ResultSummary> rows = ReadResultSummaries(dir, &unreadable);
+  RequireDirectory(dir, "export:");
   if (out.empty()) out = dir + (csv ? "/results.csv" : "/results.json");
+  RequireWritableFile(out, "export --out");
+  std::vector<UnreadableResult> unreadable, skipped;
+  const std::vector<ResultSummary> rows = ReadResultSummaries(dir, &unreadable, &skipped);
   WriteFileAtomically(out, csv ? ResultsToCsv(rows) : ResultsToJsonTable(rows));
   std::printf("%zu results -> %s\n", rows.size(), out.c_str());
-  for (const auto& u : unreadable)
-    std::fprintf(stderr, "mbbench: error: unreadable result %s: %s\n", u.file.c_str(),
-                 u.reason.c_str());
+  PrintReadProblems(unreadable, skipped);
   return unreadable.empty() ? kExitOk : kExitRunsFailed;
 }
 

@@ -440,8 +440,9 @@ int CmdFastest(const FastestOptions& o) {
   const Problem problem = BuildSpecProblem(search.base);
   const std::string out = o.out.empty() ? "results/fastest" : o.out;
   RequireSafeName(problem.id, "result file name");
-  std::filesystem::create_directories(out);
+  PrepareOutputDirectory(out);  // before the search: a bad --out is bad input found at once
   const std::string path = out + "/fastest_" + problem.id + ".json";
+  RequireWritableFile(path, "--out");
 
   std::vector<FastestResult> results;
   for (const auto& m : methods) {

@@ -321,6 +321,35 @@ void WriteFileAtomically(const std::string& path, const std::string& text) {
   }
 }
 
+void WriteFilesAtomically(const std::vector<std::pair<std::string, std::string>>& files) {
+  static std::atomic<unsigned long> counter{0};
+  std::vector<std::string> temps;
+  auto remove_temps = [&] {
+    for (const auto& t : temps) std::remove(t.c_str());
+  };
+  // Every file into its temporary first: a failure here leaves every target untouched.
+  for (const auto& [path, text] : files) {
+    temps.push_back(path + ".tmp." + std::to_string(::getpid()) + ".set" +
+                    std::to_string(counter++));
+    std::ofstream out(temps.back(), std::ios::binary | std::ios::trunc);
+    if (out) {
+      out << text;
+      out.flush();
+    }
+    if (!out) {
+      remove_temps();
+      throw std::runtime_error("cannot write " + temps.back() + ": nothing was replaced");
+    }
+  }
+  for (size_t i = 0; i < files.size(); ++i)
+    if (std::rename(temps[i].c_str(), files[i].first.c_str()) != 0) {
+      for (size_t k = i; k < temps.size(); ++k) std::remove(temps[k].c_str());
+      throw std::runtime_error("cannot rename " + temps[i] + " to " + files[i].first + " (" +
+                               std::to_string(i) + " of " + std::to_string(files.size()) +
+                               " files were replaced)");
+    }
+}
+
 namespace {
 
 std::string HashHex(const std::string& bytes) {
@@ -359,19 +388,30 @@ std::string ConfigurationKey(const RunRecord& d, const RunSpec& spec) {
   return key.dump();  // nlohmann's object keeps its keys sorted: a canonical text
 }
 
-StoredResult ReadStoredResult(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return {};
+StoredResult StoredResultOfText(const std::string& text, const std::string& where) {
+  StoredResult r;
   try {
-    const json j = json::parse(in);
-    if (j.value("schema", "") != kResultSchema) return {};
-    StoredResult r;
-    r.status = j.value("status", "");
-    if (j.contains("configuration")) r.configuration = j.at("configuration").dump();
-    return r;
-  } catch (const std::exception&) {
-    return {};
+    const JsonDocument d(ParseJsonText(text, where), where);
+    d.RequireSchema(kResultSchema);
+    r.status = d.String("status");
+    const json* configuration = d.Find("configuration");
+    if (configuration != nullptr && !configuration->is_object())
+      d.Fail("configuration",
+             "expected an object, found " + JsonDocument::TypeName(*configuration));
+    if (configuration != nullptr) r.configuration = configuration->dump();
+  } catch (const InputError& e) {
+    r = {};
+    r.unreadable = e.what();
   }
+  return r;
+}
+
+StoredResult ReadStoredResult(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return {};
+  std::ostringstream text;
+  text << in.rdbuf();
+  return StoredResultOfText(text.str(), path);
 }
 
 std::string DescribeConfigurationChange(const std::string& stored, const std::string& wanted) {
@@ -384,22 +424,13 @@ std::string DescribeConfigurationChange(const std::string& stored, const std::st
     const json::json_pointer pointer(path);
     const std::string before = old_values.contains(pointer) ? old_values.at(pointer).dump() : "-";
     const std::string after = op.contains("value") ? op.at("value").dump() : "-";
-    change += (change.empty() ? "" : ", ") + path.substr(1) + ": " + before + " -> " + after;
+    const std::string key = path.empty() ? std::string("configuration") : path.substr(1);
+    change += (change.empty() ? "" : ", ") + key + ": " + before + " -> " + after;
   }
   return change.empty() ? "unchanged" : change;
 }
 
-std::string ReadResultStatus(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return "";
-  try {
-    const json j = json::parse(in);
-    if (j.value("schema", "") != kResultSchema) return "";
-    return j.value("status", "");
-  } catch (const std::exception&) {
-    return "";
-  }
-}
+std::string ReadResultStatus(const std::string& path) { return ReadStoredResult(path).status; }
 
 namespace {
 
@@ -512,68 +543,76 @@ namespace {
 
 // The problem and method a result or stability document describes, with their parameters.
 template <typename Values>
-void ParseRunIdentity(const json& j, Values& b) {
-  b.problem = j.at("problem").at("id").get<std::string>();
-  b.problem_parameters = j.at("problem").at("parameters").get<std::map<std::string, std::string>>();
-  b.method = j.at("method").at("id").get<std::string>();
-  b.method_parameters = j.at("method").at("parameters").get<std::map<std::string, std::string>>();
+void ParseRunIdentity(const JsonDocument& d, Values& b) {
+  b.problem = d.String("problem.id");
+  b.problem_parameters = d.Strings("problem.parameters");
+  b.method = d.String("method.id");
+  b.method_parameters = d.Strings("method.parameters");
 }
 
-BaselineValues ParseBaselineValues(const json& j, const std::string& where) {
-  try {
-    if (j.value("schema", "") != kResultSchema)
-      throw InputError(where + ": not a " + std::string(kResultSchema) + " document");
-    BaselineValues b;
-    ParseRunIdentity(j, b);
-    const json& st = j.at("settings");
-    b.h = OptionalNumber(st.at("h"));
-    b.rtol = OptionalNumber(st.at("rtol"));
-    b.atol = OptionalNumber(st.at("atol"));
-    b.t_end = st.at("t_end").get<double>();
-    b.status = j.at("status").get<std::string>();
-    const json& m = j.at("metrics");
-    b.steps = m.at("steps").get<long>();
-    if (j.at("final_state").is_object())
-      for (const auto& x : j["final_state"].at("q"))
-        b.final_q.push_back(x.is_number() ? x.get<double>() : std::nan(""));
-    for (const auto& [k, v] : j.at("outputs").items())
-      if (v.is_number()) b.outputs[k] = v.get<double>();
-    if (m.contains("error")) b.error_rel = OptionalNumber(m["error"].at("position_max_rel"));
-    b.energy_abs_drift = OptionalNumber(m.at("energy").at("max_abs_drift"));
-    b.position_residual = OptionalNumber(m.at("constraint_residual").at("position_max"));
-    b.velocity_residual = OptionalNumber(m.at("constraint_residual").at("velocity_max"));
-    return b;
-  } catch (const json::exception& e) {
-    throw InputError(where + ": malformed result document: " + e.what());
+BaselineValues ParseBaselineValues(const JsonDocument& d) {
+  d.RequireSchema(kResultSchema);
+  BaselineValues b;
+  ParseRunIdentity(d, b);
+  b.h = d.NumberOrNull("settings.h");
+  b.rtol = d.NumberOrNull("settings.rtol");
+  b.atol = d.NumberOrNull("settings.atol");
+  b.t_end = d.Number("settings.t_end");
+  b.status = d.String("status");
+  b.steps = d.Whole("metrics.steps");
+  const json& final_state = d.At("final_state");
+  if (final_state.is_object()) {
+    for (const auto& x : d.Array("final_state.q")) {
+      if (!x.is_number() && !x.is_null())
+        d.Fail("final_state.q", "expected numbers (or null), found " + JsonDocument::TypeName(x));
+      b.final_q.push_back(x.is_number() ? x.get<double>() : std::nan(""));
+    }
+  } else if (!final_state.is_null()) {
+    d.Fail("final_state",
+           "expected an object or null, found " + JsonDocument::TypeName(final_state));
   }
+  for (const auto& [k, v] : d.Object("outputs").items()) {
+    if (v.is_number())
+      b.outputs[k] = v.get<double>();
+    else if (!v.is_null())
+      d.Fail("outputs." + k, "expected a number or null, found " + JsonDocument::TypeName(v));
+  }
+  if (const json* error = d.Find("metrics.error"); error != nullptr && !error->is_null())
+    b.error_rel = d.NumberOrNull("metrics.error.position_max_rel");
+  b.energy_abs_drift = d.NumberOrNull("metrics.energy.max_abs_drift");
+  b.position_residual = d.NumberOrNull("metrics.constraint_residual.position_max");
+  b.velocity_residual = d.NumberOrNull("metrics.constraint_residual.velocity_max");
+  return b;
 }
 
-StabilityBaselineValues ParseStabilityBaselineValues(const json& j, const std::string& where) {
-  try {
-    if (j.value("schema", "") != kStabilitySchema)
-      throw InputError(where + ": not a " + std::string(kStabilitySchema) + " document");
-    StabilityBaselineValues b;
-    ParseRunIdentity(j, b);
-    const json& st = j.at("settings");
-    b.t_end = st.at("t_end").get<double>();
-    b.relative_precision = st.at("relative_precision").get<double>();
-    // Documents written before the bracket was recorded: the first trial is h_min and the
-    // default h_max was 1000 h_min.
-    const json& trials = j.at("trials");
-    b.h_min = st.contains("h_min") ? st["h_min"].get<double>() : trials.at(0).at("h").get<double>();
-    b.h_max = st.contains("h_max") ? st["h_max"].get<double>() : 1000.0 * b.h_min;
-    const json& criterion = j.at("criterion");
-    b.criterion = criterion.at("name").get<std::string>();
-    const json& parameters = criterion.at("parameters");
-    b.factor = parameters.value("factor", 0.0);
-    b.bound = parameters.value("bound", 0.0);
-    b.h_max_stable = OptionalNumber(j.at("h_max_stable"));
-    b.h_min_unstable = OptionalNumber(j.at("h_min_unstable"));
-    return b;
-  } catch (const json::exception& e) {
-    throw InputError(where + ": malformed stability document: " + e.what());
+StabilityBaselineValues ParseStabilityBaselineValues(const JsonDocument& d) {
+  d.RequireSchema(kStabilitySchema);
+  StabilityBaselineValues b;
+  ParseRunIdentity(d, b);
+  b.t_end = d.Number("settings.t_end");
+  b.relative_precision = d.Number("settings.relative_precision");
+  // Documents written before the bracket was recorded: the first trial is h_min and the
+  // default h_max was 1000 h_min.
+  const json& trials = d.Array("trials");
+  if (d.Find("settings.h_min") != nullptr) {
+    b.h_min = d.Number("settings.h_min");
+  } else {
+    if (trials.empty() || !trials[0].is_object() || !trials[0].contains("h") ||
+        !trials[0]["h"].is_number())
+      d.Fail("settings.h_min", "missing, and trials[0].h does not give it");
+    b.h_min = trials[0]["h"].get<double>();
   }
+  b.h_max = d.Find("settings.h_max") != nullptr ? d.Number("settings.h_max") : 1000.0 * b.h_min;
+  b.criterion = d.String("criterion.name");
+  d.Object("criterion.parameters");
+  b.factor = d.OptionalNumberAt("criterion.parameters.factor").value_or(0.0);
+  b.bound = d.OptionalNumberAt("criterion.parameters.bound").value_or(0.0);
+  b.h_max_stable = d.NumberOrNull("h_max_stable");
+  b.h_min_unstable = d.NumberOrNull("h_min_unstable");
+  return b;
 }
+
+std::string FileNameOf(const std::string& path) { return path.substr(path.find_last_of('/') + 1); }
 
 }  // namespace
 
@@ -584,25 +623,39 @@ std::string ReadDocumentSchema(const std::string& path) {
              : "";
 }
 
+StabilityBaselineValues ParseStabilityBaselineText(const std::string& text,
+                                                   const std::string& where) {
+  StabilityBaselineValues b =
+      ParseStabilityBaselineValues(JsonDocument(ParseJsonText(text, where), where));
+  b.file = FileNameOf(where);
+  return b;
+}
+
 StabilityBaselineValues ReadStabilityBaselineValues(const std::string& path) {
-  StabilityBaselineValues b = ParseStabilityBaselineValues(ReadJsonFile(path), path);
-  b.file = path.substr(path.find_last_of('/') + 1);
+  StabilityBaselineValues b = ParseStabilityBaselineValues(JsonDocument(ReadJsonFile(path), path));
+  b.file = FileNameOf(path);
   return b;
 }
 
 StabilityBaselineValues StabilityBaselineValuesOf(const StabilityRecord& record) {
-  return ParseStabilityBaselineValues(json::parse(StabilityRecordToJson(record)),
-                                      record.base.problem_id);
+  return ParseStabilityBaselineValues(
+      JsonDocument(json::parse(StabilityRecordToJson(record)), record.base.problem_id));
+}
+
+BaselineValues ParseBaselineText(const std::string& text, const std::string& where) {
+  BaselineValues b = ParseBaselineValues(JsonDocument(ParseJsonText(text, where), where));
+  b.file = FileNameOf(where);
+  return b;
 }
 
 BaselineValues ReadBaselineValues(const std::string& path) {
-  BaselineValues b = ParseBaselineValues(ReadJsonFile(path), path);
-  b.file = path.substr(path.find_last_of('/') + 1);
+  BaselineValues b = ParseBaselineValues(JsonDocument(ReadJsonFile(path), path));
+  b.file = FileNameOf(path);
   return b;
 }
 
 BaselineValues BaselineValuesOf(const RunRecord& record) {
-  return ParseBaselineValues(json::parse(RunRecordToJson(record)), record.problem_id);
+  return ParseBaselineValues(JsonDocument(json::parse(RunRecordToJson(record)), record.problem_id));
 }
 
 }  // namespace mbb

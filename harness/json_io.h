@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness/result_summary.h"
@@ -47,6 +48,9 @@ bool LooksNumeric(const std::string& text);
 /// Writes to `path` through a temporary file and rename, so a reader (or an interrupted
 /// sweep) never sees a partial file. Throws std::runtime_error naming the path on failure.
 void WriteFileAtomically(const std::string& path, const std::string& text);
+/// Writes several files (path, text) as one: every text into its temporary file first (a
+/// failure there removes them all and replaces nothing), then each renamed onto its path.
+void WriteFilesAtomically(const std::vector<std::pair<std::string, std::string>>& files);
 
 /// Status of an existing result file ("" if missing or unreadable): used to resume sweeps.
 std::string ReadResultStatus(const std::string& path);
@@ -61,12 +65,17 @@ std::string ConfigurationKey(const RunRecord& described, const RunSpec& spec);
 std::string ConfigurationHash(const std::string& key);
 
 /// A stored result as a sweep's resume sees it: its status and configuration key ("" for
-/// a result written before configurations were stored, or unreadable).
+/// a result written before configurations were stored, or unreadable). A file that is there
+/// but is not a readable result document has an empty status and, in `unreadable`, the
+/// reason naming the file and the key: the sweep reruns it and says why.
 struct StoredResult {
   std::string status;
   std::string configuration;
+  std::string unreadable;
 };
 StoredResult ReadStoredResult(const std::string& path);
+/// The same from the document's text (`where` names it in the reason); never throws.
+StoredResult StoredResultOfText(const std::string& text, const std::string& where);
 /// The keys whose values differ between two configuration keys ("settings.h: 0.004 -> 0.001"),
 /// for the message that says why a stored result is not reused.
 std::string DescribeConfigurationChange(const std::string& stored, const std::string& wanted);
@@ -84,12 +93,16 @@ struct TabulatedReference;
 void WriteReferenceEntry(const std::string& path, const TabulatedReference& entry);
 
 /// The values a regression check compares, read from a result document (InputError naming
-/// the file if it is not one).
+/// the file and the key if it is not one: a key missing or of the wrong type, another schema).
 struct BaselineValues;
 BaselineValues ReadBaselineValues(const std::string& path);
+/// The same from a document's text; `where` names it in messages (the fuzz target's entry).
+BaselineValues ParseBaselineText(const std::string& text, const std::string& where);
 BaselineValues BaselineValuesOf(const RunRecord& record);
 struct StabilityBaselineValues;
 StabilityBaselineValues ReadStabilityBaselineValues(const std::string& path);
+StabilityBaselineValues ParseStabilityBaselineText(const std::string& text,
+                                                   const std::string& where);
 StabilityBaselineValues StabilityBaselineValuesOf(const StabilityRecord& record);
 /// The "schema" of a JSON document (empty if it has none); InputError naming the file if it
 /// cannot be read or parsed.

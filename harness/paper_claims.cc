@@ -29,12 +29,12 @@ std::string Text(const json& claim, const char* key, const std::string& where) {
 
 PaperClaim ParseClaim(const json& c, const std::string& where) {
   if (!c.is_object()) throw InputError(where + ": must be an object");
-  for (const auto& item : c.items())
-    if (!kClaimKeys.count(item.key()))
-      throw InputError(where + ": unknown key '" + item.key() + "'");
   PaperClaim claim;
   claim.id = Text(c, "id", where);
   const std::string named = where + " (" + claim.id + ")";
+  for (const auto& item : c.items())
+    if (!kClaimKeys.count(item.key()))
+      throw InputError(named + ": unknown key '" + item.key() + "'");
   claim.paper = Text(c, "paper", named);
   claim.where = Text(c, "where", named);
   claim.baseline = Text(c, "baseline", named);
@@ -109,7 +109,7 @@ std::string PaperValue(const PaperClaim& c) {
 
 std::vector<PaperClaim> ReadPaperClaims(const std::string& path) {
   const json j = ReadJsonFile(path);
-  if (!j.is_object() || j.value("schema", "") != kClaimsSchema)
+  if (!j.is_object() || !j.contains("schema") || j["schema"] != kClaimsSchema)
     throw InputError(path + ": not a " + std::string(kClaimsSchema) + " document");
   if (!j.contains("claims") || !j["claims"].is_array())
     throw InputError(path + ": 'claims' must be an array");
@@ -122,6 +122,14 @@ std::vector<PaperClaim> ReadPaperClaims(const std::string& path) {
       throw InputError(path + ": claim id '" + claims.back().id + "' appears twice");
   }
   return claims;
+}
+
+bool ClaimKeyPresent(const PaperClaim& claim, const std::string& document) {
+  try {
+    return Lookup(json::parse(document), claim.key) != nullptr;
+  } catch (const json::exception&) {
+    return false;
+  }
 }
 
 ClaimVerdict JudgeClaim(const PaperClaim& c, const std::string& document) {

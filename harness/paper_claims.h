@@ -47,6 +47,10 @@ struct ClaimVerdict {
   std::string line;  // "001 eq. (11) ...: paper 0.78246, ours 0.78223 (-0.03 %, within 1 %)"
 };
 
+/// Whether the document (JSON text) has the claim's key (null counts as there); false for
+/// text that is not JSON.
+bool ClaimKeyPresent(const PaperClaim& claim, const std::string& document);
+
 /// Judges one claim on a document (JSON text of the baseline's current version).
 ClaimVerdict JudgeClaim(const PaperClaim& claim, const std::string& document);
 

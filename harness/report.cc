@@ -273,8 +273,9 @@ void WriteOrders(Document& doc, const std::vector<OrderFit>& fits, const std::st
             table);
 }
 
-void WriteStability(Document& doc, const std::string& dir) {
-  const auto results = ReadStabilitySummaries(dir);
+void WriteStability(Document& doc, const std::string& dir,
+                    std::vector<UnreadableResult>& unreadable) {
+  const auto results = ReadStabilitySummaries(dir, &unreadable);
   if (results.empty()) return;
   doc.Heading(2, "Stability limits");
   doc.Paragraph(
@@ -368,9 +369,11 @@ int WriteReport(const std::string& dir) {
   return count;
 }
 
-int WriteReport(const std::string& dir, std::vector<UnreadableResult>& unreadable) {
+int WriteReport(const std::string& dir, std::vector<UnreadableResult>& unreadable,
+                std::vector<UnreadableResult>* skipped) {
   const size_t unreadable_before = unreadable.size();
-  std::vector<ResultSummary> rows = WithProblemLabels(ReadResultSummaries(dir, &unreadable));
+  std::vector<ResultSummary> rows =
+      WithProblemLabels(ReadResultSummaries(dir, &unreadable, skipped));
   LabelConfigurations(rows);
   std::set<std::string> problems;
   for (const auto& r : rows) problems.insert(r.problem);
@@ -412,7 +415,7 @@ int WriteReport(const std::string& dir, std::vector<UnreadableResult>& unreadabl
           "time t [s]", "E(t) - E(0) - W(t) [J]", false, false, DriftLines(dir, rows, problem),
           false});
   }
-  WriteStability(doc, dir);
+  WriteStability(doc, dir, unreadable);
   WriteAgreement(doc, rows);
   if (unreadable.size() > unreadable_before) {
     doc.Heading(2, "Unreadable files");

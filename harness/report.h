@@ -17,8 +17,11 @@ namespace mbb {
 /// InputError naming it.
 int WriteReport(const std::string& dir);
 
-/// As above, but the unreadable files are appended to `unreadable` (file and reason) and
-/// listed in the report, which is still written from the readable ones.
-int WriteReport(const std::string& dir, std::vector<UnreadableResult>& unreadable);
+/// As above, but the unreadable files (results and stability documents) are appended to
+/// `unreadable` (file and reason) and listed in the report, which is still written from the
+/// readable ones; JSON files that are not results are appended to `skipped`, when given
+/// (ReadResultSummaries says which).
+int WriteReport(const std::string& dir, std::vector<UnreadableResult>& unreadable,
+                std::vector<UnreadableResult>* skipped = nullptr);
 
 }  // namespace mbb

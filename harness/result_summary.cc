@@ -5,9 +5,13 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
+#include <sstream>
+#include <system_error>
 #include <tuple>
 
+#include "harness/file_names.h"
 #include "harness/json_file.h"
 #include "harness/json_io.h"
 
@@ -30,33 +34,111 @@ void FlattenNumbers(const json& j, const std::string& prefix, std::map<std::stri
 }
 }  // namespace
 
-std::vector<StabilitySummary> ReadStabilitySummaries(const std::string& dir) {
-  namespace fs = std::filesystem;
+namespace {
+
+namespace fs = std::filesystem;
+
+// The documents of the suite that live beside results and are read by other readers (the
+// report's stability table) or describe the directory (indexes, claims, fastest searches):
+// skipped without a word. Anything else that is not a result document is named.
+bool IsOtherSuiteDocument(const std::string& schema) {
+  return schema == kIndexSchema || schema == kStabilitySchema || schema == "mbbench.claims/1" ||
+         schema == "mbbench.fastest/1";
+}
+
+bool EndsWith(const std::string& text, const std::string& tail) {
+  return text.size() >= tail.size() &&
+         text.compare(text.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// Every *.json file under `dir` (recursively, links to files followed, links to directories
+// not), sorted. An entry whose type cannot be read (a symbolic link loop, no permission) is
+// passed to `refuse` with the reason; so is a subdirectory that cannot be listed.
+std::vector<fs::path> JsonFilesUnder(
+    const std::string& dir,
+    const std::function<void(const fs::path&, const std::string&)>& refuse) {
+  std::vector<fs::path> files;
+  std::error_code error;
+  fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, error);
+  if (error) throw InputError(dir + ": cannot be read (" + error.message() + ")");
+  for (const fs::recursive_directory_iterator end; it != end;) {
+    const fs::path path = it->path();
+    if (path.extension() == ".json") {
+      std::error_code status_error;
+      const fs::file_status status = fs::status(path, status_error);
+      if (status_error)
+        refuse(path, "cannot be read (" + status_error.message() + ")");
+      else if (fs::is_regular_file(status))
+        files.push_back(path);
+      else if (!fs::is_directory(status))
+        refuse(path, "not a regular file");
+    }
+    it.increment(error);
+    if (error) {
+      refuse(path, "cannot be listed (" + error.message() + ")");
+      break;
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::string ReadText(const fs::path& path, bool* ok) {
+  std::ifstream in(path, std::ios::binary);
+  *ok = static_cast<bool>(in);
+  std::ostringstream text;
+  if (*ok) text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
+StabilitySummary ParseStabilitySummaryText(const std::string& text, const std::string& where) {
+  const JsonDocument d(ParseJsonText(text, where), where);
+  d.RequireSchema(kStabilitySchema);
+  StabilitySummary s;
+  s.file = where;
+  s.problem = d.String("problem.id");
+  s.method = d.String("method.id");
+  if (d.Find("method.parameters") != nullptr) s.method_parameters = d.Strings("method.parameters");
+  s.h_max_stable = d.NumberOrNull("h_max_stable");
+  s.h_min_unstable = d.NumberOrNull("h_min_unstable");
+  s.criterion = d.OptionalString("criterion.name");
+  s.t_end = d.OptionalNumberAt("settings.t_end").value_or(0.0);
+  if (d.Find("trials") != nullptr) s.trials = static_cast<int>(d.Array("trials").size());
+  s.message = d.OptionalString("message");
+  return s;
+}
+
+std::vector<StabilitySummary> ReadStabilitySummaries(const std::string& dir,
+                                                     std::vector<UnreadableResult>* unreadable) {
   std::vector<StabilitySummary> out;
-  if (!fs::is_directory(dir)) return out;
-  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
-    const std::string name = entry.path().filename().string();
-    if (entry.is_directory() || name.size() < 15 ||
-        name.compare(name.size() - 15, 15, ".stability.json") != 0)
-      continue;
+  std::error_code error;
+  if (!fs::is_directory(dir, error)) return out;
+  auto refuse = [&](const fs::path& path, const std::string& reason) {
+    if (unreadable == nullptr) throw InputError(path.string() + ": " + reason);
+    unreadable->push_back({path.string(), reason});
+  };
+  // Problems with the files themselves (unreadable, not JSON) are the result reader's to
+  // report: here only documents that say they are stability results and are malformed.
+  for (const auto& path : JsonFilesUnder(dir, [](const fs::path&, const std::string&) {})) {
+    if (!EndsWith(path.filename().string(), ".stability.json")) continue;
+    bool ok = false;
+    const std::string text = ReadText(path, &ok);
+    if (!ok) continue;
+    nlohmann::json j;
     try {
-      std::ifstream in(entry.path());
-      const json j = json::parse(in);
-      if (j.value("schema", "") != kStabilitySchema) continue;
-      StabilitySummary s;
-      s.file = fs::relative(entry.path(), dir).string();
-      s.problem = j.at("problem").at("id").get<std::string>();
-      s.method = j.at("method").at("id").get<std::string>();
-      s.method_parameters = j["method"].value("parameters", std::map<std::string, std::string>{});
-      s.h_max_stable = OptionalNumber(j.at("h_max_stable"));
-      s.h_min_unstable = OptionalNumber(j.at("h_min_unstable"));
-      s.criterion = j.at("criterion").value("name", "");
-      s.t_end = j.at("settings").value("t_end", 0.0);
-      s.trials = static_cast<int>(j.value("trials", json::array()).size());
-      s.message = j.value("message", "");
+      j = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception&) {
+      continue;
+    }
+    if (!j.is_object() || !j.contains("schema") || j["schema"] != kStabilitySchema) continue;
+    try {
+      StabilitySummary s = ParseStabilitySummaryText(text, path.string());
+      s.file = fs::relative(path, dir).string();
       out.push_back(std::move(s));
-    } catch (const json::exception&) {
-      continue;  // not a stability result this reader understands
+    } catch (const InputError& e) {
+      refuse(path, std::string("malformed stability document: ") + e.what());
     }
   }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
@@ -65,68 +147,76 @@ std::vector<StabilitySummary> ReadStabilitySummaries(const std::string& dir) {
   return out;
 }
 
-namespace {
-// The summary of one result document; throws json::exception on a missing key or wrong type.
-ResultSummary SummaryOf(json j, const std::string& file) {  // a copy: j["key"] may insert null
+ResultSummary ParseResultSummaryText(const std::string& text, const std::string& where) {
+  const JsonDocument d(ParseJsonText(text, where), where);
+  d.RequireSchema(kResultSchema);
   ResultSummary r;
-  r.file = file;
-  r.problem = j.at("problem").at("id").get<std::string>();
-  r.problem_parameters = j["problem"].at("parameters").get<std::map<std::string, std::string>>();
-  r.method = j.at("method").at("id").get<std::string>();
-  r.method_parameters = j["method"].at("parameters").get<std::map<std::string, std::string>>();
-  r.status = j.at("status").get<std::string>();
-  r.message = j.value("message", "");
-  r.h = OptionalNumber(j.at("settings").at("h"));
-  r.rtol = OptionalNumber(j["settings"].at("rtol"));
-  const json& m = j.at("metrics");
-  r.steps = m.at("steps").get<long>();
-  if (m.at("wall_time_s").is_object())
-    r.wall_median = OptionalNumber(m["wall_time_s"].at("median"));
-  r.time_per_step = OptionalNumber(m.at("time_per_step_s"));
-  if (m.contains("error")) {
-    r.error_rel = OptionalNumber(m["error"].at("position_max_rel"));
-    r.scd = OptionalNumber(m["error"].at("scd"));
+  r.file = where;
+  r.problem = d.String("problem.id");
+  r.problem_parameters = d.Strings("problem.parameters");
+  r.method = d.String("method.id");
+  r.method_parameters = d.Strings("method.parameters");
+  r.status = d.String("status");
+  r.message = d.OptionalString("message");
+  r.h = d.NumberOrNull("settings.h");
+  r.rtol = d.NumberOrNull("settings.rtol");
+  const nlohmann::json& m = d.Object("metrics");
+  r.steps = d.Whole("metrics.steps");
+  const nlohmann::json& wall = d.At("metrics.wall_time_s");
+  if (wall.is_object())
+    r.wall_median = d.NumberOrNull("metrics.wall_time_s.median");
+  else if (!wall.is_null())
+    d.Fail("metrics.wall_time_s",
+           "expected an object or null, found " + JsonDocument::TypeName(wall));
+  r.time_per_step = d.NumberOrNull("metrics.time_per_step_s");
+  if (const nlohmann::json* error = d.Find("metrics.error");
+      error != nullptr && !error->is_null()) {
+    r.error_rel = d.NumberOrNull("metrics.error.position_max_rel");
+    r.scd = d.NumberOrNull("metrics.error.scd");
   }
-  r.energy_rel_drift = OptionalNumber(m.at("energy").at("max_rel_drift"));
-  r.position_residual = OptionalNumber(m.at("constraint_residual").at("position_max"));
-  const json& c = j.at("context");
-  r.cpu = c.value("cpu", "");
-  r.cores = c.value("cores", 0);
-  r.compiler = c.value("compiler", "");
-  r.git_commit = c.value("git_commit", "");
-  r.date = c.value("date", "");
-  r.git_dirty = c.value("git_dirty", false);
+  r.energy_rel_drift = d.NumberOrNull("metrics.energy.max_rel_drift");
+  r.position_residual = d.NumberOrNull("metrics.constraint_residual.position_max");
+  d.Object("context");
+  r.cpu = d.OptionalString("context.cpu");
+  r.cores =
+      static_cast<int>(std::clamp(d.OptionalNumberAt("context.cores").value_or(0.0), 0.0, 1e9));
+  r.compiler = d.OptionalString("context.compiler");
+  r.git_commit = d.OptionalString("context.git_commit");
+  r.date = d.OptionalString("context.date");
+  r.git_dirty = d.Boolean("context.git_dirty", false);
   for (auto [key, field] : {std::pair{"flags", &r.flags},
                             {"build_type", &r.build_type},
                             {"eigen", &r.eigen},
                             {"sundials", &r.sundials},
                             {"boost", &r.boost},
-                            {"host", &r.host}})
-    if (c.contains(key) && c[key].is_string()) *field = c[key].get<std::string>();
-  if (c.contains("simbody") && c["simbody"].is_string()) r.simbody = c["simbody"];
-  if (c.contains("load_average") && c["load_average"].is_array() && !c["load_average"].empty() &&
-      c["load_average"][0].is_number())
-    r.load_average_1min = c["load_average"][0].get<double>();
-  r.atol = OptionalNumber(j["settings"].value("atol", json(nullptr)));
-  if (j["settings"].contains("t_end") && j["settings"]["t_end"].is_number())
-    r.t_end = j["settings"]["t_end"].get<double>();
-  if (j.contains("series") && j["series"].is_string()) r.series_file = j["series"];
-  if (r.status == "ok" && j.contains("outputs") && j["outputs"].is_object())
-    for (const auto& [name, value] : j["outputs"].items())
+                            {"host", &r.host},
+                            {"simbody", &r.simbody}})
+    *field = d.OptionalString(std::string("context.") + key);
+  if (const nlohmann::json* load = d.Find("context.load_average");
+      load != nullptr && load->is_array() && !load->empty() && (*load)[0].is_number())
+    r.load_average_1min = (*load)[0].get<double>();
+  r.atol = d.OptionalNumberAt("settings.atol");
+  r.t_end = d.OptionalNumberAt("settings.t_end").value_or(0.0);
+  r.series_file = d.OptionalString("series");
+  // The report reads the series beside the result: a name, never a path elsewhere.
+  if (!r.series_file.empty() && !IsSafeFileName(r.series_file))
+    d.Fail("series", "'" + r.series_file.substr(0, 120) + "' is not a file name");
+  if (r.status == "ok" && d.Find("outputs") != nullptr)
+    for (const auto& [name, value] : d.Object("outputs").items())
       if (value.is_number()) r.outputs[name] = value.get<double>();
   FlattenNumbers(m, "", r.metrics);
   return r;
 }
-}  // namespace
 
 std::optional<ResultSummary> ReadResultSummaryFile(const std::string& path) {
+  bool ok = false;
+  const std::string text = ReadText(path, &ok);
+  if (!ok) return std::nullopt;
   try {
-    std::ifstream in(path);
-    if (!in) return std::nullopt;
-    const json j = json::parse(in);
-    if (!j.is_object() || j.value("schema", "") != kResultSchema) return std::nullopt;
-    return SummaryOf(j, std::filesystem::path(path).filename().string());
-  } catch (const json::exception&) {
+    ResultSummary r = ParseResultSummaryText(text, path);
+    r.file = fs::path(path).filename().string();
+    return r;
+  } catch (const InputError&) {
     return std::nullopt;
   }
 }
@@ -144,34 +234,55 @@ void AddResultToIndexEntry(const std::string& dir, IndexEntry& entry) {
 }
 
 std::vector<ResultSummary> ReadResultSummaries(const std::string& dir,
-                                               std::vector<UnreadableResult>* unreadable) {
-  namespace fs = std::filesystem;
+                                               std::vector<UnreadableResult>* unreadable,
+                                               std::vector<UnreadableResult>* skipped) {
   std::vector<ResultSummary> out;
-  if (!fs::is_directory(dir)) throw InputError(dir + ": not a directory");
+  RequireDirectory(dir, "results directory");
   auto refuse = [&](const fs::path& path, const std::string& reason) {
     if (unreadable == nullptr) throw InputError(path.string() + ": " + reason);
     unreadable->push_back({path.string(), reason});
   };
-  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
-    if (entry.path().extension() != ".json" || entry.is_directory()) continue;
-    std::ifstream in(entry.path());
-    if (!in) {
-      refuse(entry.path(), "cannot be read");
+  auto skip = [&](const fs::path& path, const std::string& what) {
+    if (skipped != nullptr)
+      skipped->push_back({path.string(), "not a " + std::string(kResultSchema) + " document (" +
+                                             what + "): skipped"});
+  };
+  for (const auto& path : JsonFilesUnder(dir, refuse)) {
+    bool ok = false;
+    const std::string text = ReadText(path, &ok);
+    if (!ok) {
+      refuse(path, "cannot be read");
       continue;
     }
-    json j;
+    nlohmann::json j;
     try {
-      j = json::parse(in);
-    } catch (const json::exception& e) {
+      j = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& e) {
       // A truncated or corrupted result must not vanish from a report without a word.
-      refuse(entry.path(), std::string("not valid JSON: ") + e.what());
+      refuse(path, std::string("not valid JSON: ") + e.what());
       continue;
     }
-    if (!j.is_object() || j.value("schema", "") != kResultSchema) continue;
+    if (!j.is_object()) {
+      // `mbbench export --json` writes DIR/results.json, an array of rows: not named.
+      const bool export_table = j.is_array() && path == fs::path(dir) / "results.json";
+      if (!export_table) skip(path, "a JSON " + std::string(j.is_array() ? "array" : "value"));
+      continue;
+    }
+    const auto schema = j.find("schema");
+    if (schema == j.end() || !schema->is_string()) {
+      skip(path, "no schema");
+      continue;
+    }
+    if (*schema != kResultSchema) {
+      if (!IsOtherSuiteDocument(schema->get<std::string>()))
+        skip(path, "schema '" + schema->get<std::string>() + "'");
+      continue;
+    }
     try {
-      out.push_back(SummaryOf(j, fs::relative(entry.path(), dir).string()));
-    } catch (const json::exception& e) {
-      refuse(entry.path(), std::string("malformed result document: ") + e.what());
+      out.push_back(ParseResultSummaryText(text, path.string()));
+      out.back().file = fs::relative(path, dir).string();
+    } catch (const InputError& e) {
+      refuse(path, std::string("malformed result document: ") + e.what());
     }
   }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {

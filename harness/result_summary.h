@@ -39,22 +39,36 @@ struct StabilitySummary {
   double t_end = 0.0;
   int trials = 0;
 };
-/// Reads every *.stability.json under `dir` (recursively); unreadable ones are skipped.
-std::vector<StabilitySummary> ReadStabilitySummaries(const std::string& dir);
-/// A .json file under a results directory that could not be read as a result.
+/// A .json file under a results directory that could not be read as a result (or was
+/// skipped as another kind of document), with the reason naming the key at fault.
 struct UnreadableResult {
   std::string file, reason;
 };
-/// Reads every mbbench.result/1 document under `dir` (recursively, shards included);
-/// JSON files of other schemas are skipped. A .json file that cannot be opened or parsed
-/// (e.g. truncated), or a result document with a key missing or of the wrong type, is
-/// appended to `unreadable` with the reason; without `unreadable` the first one throws
-/// InputError naming it.
+/// Reads every *.stability.json under `dir` (recursively) whose schema is
+/// mbbench.stability/1. A document of that schema with a key missing or of the wrong type is
+/// appended to `unreadable` with the reason (without `unreadable`, InputError naming it);
+/// files of other schemas, or that are not JSON, are left to ReadResultSummaries to name.
+std::vector<StabilitySummary> ReadStabilitySummaries(
+    const std::string& dir, std::vector<UnreadableResult>* unreadable = nullptr);
+/// One stability document's summary from its text; InputError naming `where` and the key.
+StabilitySummary ParseStabilitySummaryText(const std::string& text, const std::string& where);
+/// One result document's summary from its text; InputError naming `where` and the key.
+ResultSummary ParseResultSummaryText(const std::string& text, const std::string& where);
 /// The summary of one result file; empty if it is not a readable mbbench.result/1 document.
 std::optional<ResultSummary> ReadResultSummaryFile(const std::string& path);
 /// Fills the result fields of `entry` from the result file it names inside `dir`.
 void AddResultToIndexEntry(const std::string& dir, IndexEntry& entry);
+/// Reads every mbbench.result/1 document under `dir` (recursively, shards included).
+/// InputError if `dir` is not a readable directory (missing, a file, a symbolic link loop).
+/// A .json file that cannot be opened or parsed (e.g. truncated), that cannot be read at all
+/// (a link loop), or a result document with a key missing or of the wrong type, is appended
+/// to `unreadable` with the reason; without `unreadable` the first one throws InputError
+/// naming it. A JSON file that is not a result document is appended to `skipped` (when
+/// given) with what it is (an array, a value, no schema, another schema), except the suite's
+/// own documents that live beside results (mbbench.index/1, mbbench.stability/1,
+/// mbbench.claims/1, mbbench.fastest/1) and the export table DIR/results.json.
 std::vector<ResultSummary> ReadResultSummaries(const std::string& dir,
-                                               std::vector<UnreadableResult>* unreadable = nullptr);
+                                               std::vector<UnreadableResult>* unreadable = nullptr,
+                                               std::vector<UnreadableResult>* skipped = nullptr);
 
 }  // namespace mbb

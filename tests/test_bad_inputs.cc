@@ -1,8 +1,9 @@
 // Bad input, one table: every row is a command line (with the small files it needs written
 // into a scratch directory), the exit code it must give (2: bad input, refused before any
-// run; 1: runs failed or results unreadable) and a fragment of its stderr that names the
-// file, key or value at fault. The rows cover the CLI, model files, experiment files,
-// output directories and the check and report inputs; a new refusal gets a new row.
+// run; 1: runs failed or results unreadable; 0: accepted with a warning, e.g. a file a report
+// skipped) and a fragment of its stderr that names the file, key or value at fault. The rows cover
+// the CLI, model files, experiment files, output directories and the check and report inputs; a new
+// refusal gets a new row.
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
@@ -135,6 +136,10 @@ TEST_CASE("every bad input in the table gives its exit code and names what is wr
         R"({"matrix": {"problems": ["planar_pendulum", "four_bar"], "methods": ["ida"]}})");
   Write(dir / "exp_unknown_problem.json",
         R"({"runs": [{"problem": "no_such_problem", "method": "ida"}]})");
+  // No methods, so no runs, but param/set combinations that were expanded all the same.
+  Write(dir / "exp_no_methods.json",
+        R"({"matrix": {"problems": ["planar_pendulum"],
+                       "set": {"rtol": [1e-4, 1e-6], "atol": [1e-4, 1e-6]}}})");
   Write(dir / "exp_matrix_key.json", R"({"matrix": {"problems": ["a"], "solvers": ["b"]}})");
 
   // Output directories, check and report inputs.
@@ -144,6 +149,45 @@ TEST_CASE("every bad input in the table gives its exit code and names what is wr
   Write(dir / "report_bad/truncated.json", R"({"schema": "mbbench.result/1", "problem": {"id)");
   fs::create_directories(dir / "report_malformed");
   Write(dir / "report_malformed/r.json", R"({"schema": "mbbench.result/1", "problem": {}})");
+
+  // A symbolic link loop given where a directory is expected (stat fails with ELOOP).
+  fs::create_symlink("loop", dir / "loop");
+  fs::create_directories(dir / "report_loop");  // and a result file that is such a loop
+  fs::create_symlink("x.json", dir / "report_loop" / "x.json");
+  // A results directory with one good result (a committed baseline) beside JSON files that
+  // are not results: each skipped file is named on stderr (a warning), the exit code stays 0.
+  fs::create_directories(dir / "report_skip");
+  fs::copy_file(fs::path(MBBENCH_BASELINES_DIR) / "planar_pendulum_ida.json",
+                dir / "report_skip" / "planar_pendulum_ida.json");
+  Write(dir / "report_skip/an_array.json", "[1, 2]");
+  Write(dir / "report_skip/foreign.json", R"({"schema": "foo/1"})");
+  // A stability document with a key of the wrong type: listed as unreadable (exit 1).
+  fs::create_directories(dir / "report_bad_stability");
+  fs::copy_file(fs::path(MBBENCH_BASELINES_DIR) / "planar_pendulum_ida.json",
+                dir / "report_bad_stability" / "planar_pendulum_ida.json");
+  Write(dir / "report_bad_stability/s.stability.json",
+        R"({"schema": "mbbench.stability/1", "problem": {"id": "x"}, "method": {"id": 7}})");
+  // Baselines whose paper claims are bad: a key the baseline does not have, a field the claim
+  // format does not have.
+  for (const char* tier : {"claim_key", "claim_field"}) {
+    fs::create_directories(dir / tier);
+    fs::copy_file(fs::path(MBBENCH_BASELINES_DIR) / "planar_pendulum_ida.json",
+                  dir / tier / "planar_pendulum_ida.json");
+  }
+  const std::string claim =
+      R"({"id": "c1", "paper": "000", "where": "nowhere", "baseline": "planar_pendulum_ida.json",
+          "relation": "equals", "value": "ok", "why": "a test")";
+  Write(dir / "claim_key/paper_claims.json", R"({"schema": "mbbench.claims/1", "claims": [)" +
+                                                 claim + R"(, "key": "metrics.no_such_metric"}]})");
+  Write(dir / "claim_field/paper_claims.json", R"({"schema": "mbbench.claims/1", "claims": [)" +
+                                                   claim +
+                                                   R"(, "key": "status", "colour": "red"}]})");
+
+  // Baselines that do not parse as documents: refused before any rerun, each one named.
+  fs::create_directories(dir / "bad_baselines");
+  Write(dir / "bad_baselines/cut.json", R"({"schema": "mbbench.result/1", "problem": )");
+  Write(dir / "bad_baselines/typed.json",
+        R"({"schema": "mbbench.result/1", "problem": {"id": "planar_pendulum", "parameters": 1}})");
 
   const std::vector<std::string> pendulum = {"-p", "planar_pendulum", "-m", "odeint-rk4"};
   auto run = [&](std::vector<std::string> extra) {
@@ -265,6 +309,9 @@ TEST_CASE("every bad input in the table gives its exit code and names what is wr
       {{"sweep", d + "exp_big.json", "--max-runs", "1", "--out", d + "sweep_out"}, 2, "--max-runs"},
       {sweep("exp_unknown_problem.json"), 2, "no_such_problem"},
       {sweep("exp_matrix_key.json"), 2, "solvers"},
+      {{"sweep", d + "exp_no_methods.json", "--max-runs", "3", "--out", d + "sweep_out"},
+       2,
+       "more than 3 combinations"},
       {{"sweep", d + "exp_big.json", "--shard", "3/2"}, 2, "--shard"},
       {{"sweep", d + "exp_big.json", "--shard", "x"}, 2, "--shard"},
       // Output directories.
@@ -275,11 +322,46 @@ TEST_CASE("every bad input in the table gives its exit code and names what is wr
       {{"check", "--baseline", d + "empty_baselines"}, 2, "no result files"},
       {{"check", "--baseline", d + "empty_baselines", "--update"}, 2, "--reason"},
       {{"check", "--baseline", d + "empty_baselines", "--against", d + "nowhere"}, 2, "nowhere"},
+      {{"check", "--baseline", d + "loop"}, 2, "loop: cannot be read"},
+      {{"check", "--baseline", d + "bad_baselines"}, 2, "cut.json: malformed JSON"},
+      {{"check", "--baseline", d + "bad_baselines"}, 2, "typed.json: key 'problem.parameters'"},
+      {{"check", "--baseline", d + "report_skip", "--against", d + "loop"},
+       2,
+       "loop: cannot be read"},
+      // A blank reason says nothing: refused like a missing one, before any rerun.
+      {{"check", "--baseline", d + "report_skip", "--update", "--reason", " "}, 2, "--reason"},
+      {{"check", "--baseline", d + "report_skip", "--update", "--reason", "\t"}, 2, "--reason"},
+      // Paper claims: the claim and the key at fault are named.
+      {{"check", "--baseline", d + "claim_key", "--against", d + "claim_key"},
+       2,
+       "claim c1: key 'metrics.no_such_metric' is not in the baseline"},
+      {{"check", "--baseline", d + "claim_field", "--against", d + "claim_field"},
+       2,
+       "(c1): unknown key 'colour'"},
       // report inputs: a missing directory is bad input; an unreadable result is named and
       // makes the exit code 1.
       {{"report", d + "no_such_results"}, 2, "no_such_results"},
       {{"report", d + "report_bad"}, 1, "truncated.json"},
       {{"report", d + "report_malformed"}, 1, "r.json"},
+      {{"report", d + "loop"}, 2, "loop: cannot be read"},
+      {{"report", d + "report_loop"}, 1, "x.json: cannot be read"},
+      {{"export", d + "report_loop", "--csv"}, 1, "x.json: cannot be read"},
+      {{"report", d + "report_skip"},
+       0,
+       "an_array.json: not a mbbench.result/1 document (a JSON array)"},
+      {{"report", d + "report_skip"},
+       0,
+       "foreign.json: not a mbbench.result/1 document (schema 'foo/1')"},
+      {{"report", d + "report_bad_stability"}, 1, "s.stability.json: malformed stability document"},
+      {{"report", d + "report_bad_stability"}, 1, "key 'method.id': expected a string"},
+      // export inputs: the directory, and --out proved writable before anything is read.
+      {{"export", d + "loop", "--csv"}, 2, "loop: cannot be read"},
+      {{"export", d + "report_skip", "--csv", "--out", d + "empty_baselines"}, 2, "is a directory"},
+      {{"export", d + "report_skip", "--csv", "--out", d + "a_file/below.csv"},
+       2,
+       "cannot be written"},
+      {{"export", d + "report_skip", "--csv", "--out", "/proc/mbbench.csv"}, 2, "not writable"},
+      {{"export", d + "report_skip", "--json", "--out", d + "skip.json"}, 0, "an_array.json"},
       {{"figures", "999"}, 2, "999"},
   };
   REQUIRE(table.size() >= 40);
@@ -308,6 +390,23 @@ TEST_CASE("report names a truncated result next to a good one and exits 1", "[cl
   std::stringstream text;
   text << md.rdbuf();
   CHECK_THAT(text.str(), Catch::Contains("planar_pendulum") && Catch::Contains("cut.json"));
+}
+
+TEST_CASE("fastest refuses an unwritable --out before it searches", "[cli][bad-inputs][fastest]") {
+  const fs::path dir = ScratchDirectory("fastest_out");
+  Write(dir / "a_file", "x");
+  for (const std::string& out :
+       {(dir / "a_file").string(), (dir / "a_file/below").string(), std::string("/proc/mbbench")}) {
+    INFO("--out " << out);
+    const Outcome outcome =
+        RunCapturingStderr({"fastest", "-p", "planar_pendulum", "-m", "odeint-rk4", "--criterion",
+                            "energy_drift=1e-3", "--out", out},
+                           dir / "stderr.txt");
+    CHECK(outcome.exit_code == 2);
+    CHECK_THAT(outcome.err, Catch::Contains("--out " + out));
+    // The search prints "METHOD: searching" as it starts: it must not have started.
+    CHECK_THAT(outcome.err, !Catch::Contains("searching"));
+  }
 }
 
 }  // namespace mbb

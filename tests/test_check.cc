@@ -95,6 +95,56 @@ TEST_CASE("check --update rewrites the baselines with a reason; a check then pas
   CHECK(RunCli({"check", "--baseline", baselines.string()}) == 0);
 }
 
+TEST_CASE("a baseline that cannot be checked fails alone: the check goes on", "[check]") {
+  const fs::path dir = ScratchDirectory("check_unresolved");
+  const fs::path baselines = CopyBaselines(dir);
+  const fs::path against = dir / "against";
+  fs::create_directories(against);
+  const fs::path ida = against / "planar_pendulum_ida.json";
+  const fs::path dopri5 = against / "planar_pendulum_odeint-dopri5.json";
+  fs::copy_file(baselines / "planar_pendulum_odeint-dopri5.json", dopri5);
+
+  // Each way an --against document can fail to resolve: bad input, exit 2 (nothing changed).
+  Write(ida, json::array({1, 2}));  // JSON, not a document
+  CHECK(RunCli({"check", "--baseline", baselines.string(), "--against", against.string()}) == 2);
+  std::ofstream(ida) << R"({"schema": "mbbench.result/1", "problem": {"id)";  // truncated
+  CHECK(RunCli({"check", "--baseline", baselines.string(), "--against", against.string()}) == 2);
+  json foreign = Read(baselines / "planar_pendulum_ida.json");
+  foreign["metrics"]["steps"] = "many";
+  Write(ida, foreign);
+  CHECK(RunCli({"check", "--baseline", baselines.string(), "--against", against.string()}) == 2);
+
+  // The other baseline is still compared: its change makes the exit code 1.
+  json perturbed = Read(dopri5);
+  perturbed["final_state"]["q"][0] = perturbed["final_state"]["q"][0].get<double>() + 1e-3;
+  Write(dopri5, perturbed);
+  CHECK(RunCli({"check", "--baseline", baselines.string(), "--against", against.string()}) == 1);
+
+  // A baseline that parses but names no known problem (or a bad step): its rerun fails, the
+  // other is rerun, the exit code is 2.
+  json unknown = Read(baselines / "planar_pendulum_ida.json");
+  unknown["problem"]["id"] = "no_such_problem";
+  Write(baselines / "planar_pendulum_ida.json", unknown);
+  CHECK(RunCli({"check", "--baseline", baselines.string()}) == 2);
+  json bad_h = Read(baselines / "planar_pendulum_odeint-dopri5.json");
+  bad_h["settings"]["h"] = -0.01;
+  bad_h["settings"]["rtol"] = nullptr;
+  bad_h["settings"]["atol"] = nullptr;
+  const std::string dopri5_before = Read(baselines / "planar_pendulum_odeint-dopri5.json").dump();
+  Write(baselines / "planar_pendulum_odeint-dopri5.json", bad_h);
+  CHECK(RunCli({"check", "--baseline", baselines.string()}) == 2);
+
+  // --update writes nothing (no baseline, no index) when any rerun fails.
+  Write(baselines / "planar_pendulum_odeint-dopri5.json", json::parse(dopri5_before));
+  const std::string before = Read(baselines / "planar_pendulum_odeint-dopri5.json").dump();
+  CHECK(RunCli({"check", "--baseline", baselines.string(), "--update", "--reason", "x"}) == 2);
+  CHECK_FALSE(fs::exists(baselines / "index.json"));
+  CHECK(Read(baselines / "planar_pendulum_odeint-dopri5.json").dump() == before);
+  CHECK(Read(baselines / "planar_pendulum_ida.json").dump() == unknown.dump());
+  for (const auto& e : fs::directory_iterator(baselines))  // no temporary file left behind
+    CHECK(e.path().filename().string().find(".tmp.") == std::string::npos);
+}
+
 TEST_CASE("a stability limit may move by twice the search's precision, no more", "[check]") {
   StabilityBaselineValues b;
   b.file = "s.stability.json";
@@ -189,16 +239,17 @@ TEST_CASE("check reruns stability baselines and judges the tier's paper claims",
   Write(baselines / kClaimsFileName, wrong);
   CHECK(RunCli({"check", "--baseline", baselines.string()}) == 1);
 
-  // A baseline whose rerun is refused (here a parameter four_bar's angles form rejects) is
-  // a change, not the end of the check: the other baseline's claim is still judged.
+  // A baseline whose rerun is refused (here a parameter four_bar's angles form rejects) fails
+  // on its own, not the whole check: the other baseline's claim is still judged. The only
+  // trouble being bad input, the check exits 2; --update then writes nothing.
   const char* refused = "four_bar_angles_partitioning-projective_alpha1_pi2.json";
   json odd = Read(fs::path(MBBENCH_BASELINES_DIR) / "nightly" / refused);
   odd["problem"]["parameters"]["formulation"] = "joint-tree";  // what the rerun reads
   odd["configuration"]["problem"]["parameters"]["formulation"] = "joint-tree";
   Write(baselines / refused, odd);
   Write(baselines / kClaimsFileName, claims);
-  CHECK(RunCli({"check", "--baseline", baselines.string(), "--jobs", "2"}) == 1);
-  CHECK(RunCli({"check", "--baseline", baselines.string(), "--update", "--reason", "t"}) == 1);
+  CHECK(RunCli({"check", "--baseline", baselines.string(), "--jobs", "2"}) == 2);
+  CHECK(RunCli({"check", "--baseline", baselines.string(), "--update", "--reason", "t"}) == 2);
   fs::remove(baselines / refused);
 
   // Bad claims files are bad input: an unknown relation, a baseline that is not there.

@@ -162,6 +162,18 @@ TEST_CASE("a sweep runs on two jobs, shards deterministically and resumes", "[re
   REQUIRE(rerun_index["runs"].size() == 5);
   for (const auto& run : rerun_index["runs"])
     CHECK(run["message"] == "kept from an earlier run (same configuration)");
+  // A stored result that is not a readable document is rerun and overwritten, and the index
+  // says why, naming the file and the key.
+  const std::string first = rerun_index["runs"][0]["file"].get<std::string>();
+  json broken = ReadJson(out / first);
+  broken["status"] = 3;
+  std::ofstream(out / first) << broken.dump();
+  REQUIRE(RunCli({"sweep", file.string(), "--out", out.string()}) == 0);
+  const json repaired_index = ReadJson(out / "index.json");
+  CHECK_THAT(repaired_index["runs"][0]["message"].get<std::string>(),
+             Catch::Contains("rerun: the stored result is unreadable") && Catch::Contains(first) &&
+                 Catch::Contains("key 'status'"));
+  CHECK(ReadJson(out / first)["status"] == "ok");
 
   // The report merges the results into one Markdown and one HTML page.
   REQUIRE(RunCli({"report", out.string()}) == 0);
@@ -176,6 +188,84 @@ TEST_CASE("a sweep runs on two jobs, shards deterministically and resumes", "[re
   REQUIRE(RunCli({"sweep", file.string(), "--shard", "1/2", "--out", (dir / "s").string()}) == 0);
   CHECK(ReadJson(dir / "s" / "shard-0" / "index.json")["runs"].size() == 3);
   CHECK(ReadJson(dir / "s" / "shard-1" / "index.json")["runs"].size() == 2);
+}
+
+TEST_CASE("the result readers name the file and the key of a malformed document",
+          "[results][readers]") {
+  const std::string good =
+      ReadJson(fs::path(MBBENCH_BASELINES_DIR) / "planar_pendulum_ida.json").dump();
+  REQUIRE_NOTHROW(ParseBaselineText(good, "r.json"));
+  REQUIRE_NOTHROW(ParseResultSummaryText(good, "r.json"));
+  // One edit per row: the key the message must name and the reason.
+  struct Edit {
+    std::string pointer;
+    json value;
+    std::string fragment;
+  };
+  const std::vector<Edit> edits = {
+      {"/metrics/steps", "many", "r.json: key 'metrics.steps': expected a whole number"},
+      // A huge count does not fit a long (converting it was undefined behaviour).
+      {"/metrics/steps", 1e300, "key 'metrics.steps': expected a whole number"},
+      {"/settings/t_end", "1", "key 'settings.t_end': expected a number"},
+      {"/problem/parameters", json::array(), "key 'problem.parameters': expected an object"},
+      {"/method/parameters/max_order", 5, "key 'method.parameters.max_order': expected a string"},
+      {"/metrics/energy", 1.0, "key 'metrics.energy': expected an object"},
+      {"/schema", 7, "key 'schema': expected a string"},
+      {"/schema", "mbbench.result/9", "schema 'mbbench.result/9'"},
+  };
+  for (const auto& e : edits) {
+    json doc = json::parse(good);
+    doc[json::json_pointer(e.pointer)] = e.value;
+    INFO(e.pointer << " = " << e.value.dump());
+    CHECK_THROWS_WITH(ParseBaselineText(doc.dump(), "r.json"), Catch::Contains(e.fragment));
+    CHECK_THROWS_WITH(ParseResultSummaryText(doc.dump(), "r.json"), Catch::Contains(e.fragment));
+  }
+  json no_status = json::parse(good);
+  no_status.erase("status");
+  CHECK_THROWS_WITH(ParseBaselineText(no_status.dump(), "r.json"),
+                    Catch::Contains("key 'status': missing"));
+  // The report reads the series beside the result, so "series" must be a file name.
+  json series = json::parse(good);
+  series["series"] = "../../etc/passwd";
+  CHECK_THROWS_WITH(ParseResultSummaryText(series.dump(), "r.json"),
+                    Catch::Contains("key 'series'"));
+  CHECK_THROWS_WITH(ParseBaselineText("[1, 2]", "r.json"),
+                    Catch::Contains("r.json: expected a JSON object, found an array"));
+  CHECK_THROWS_WITH(ParseBaselineText("{\"schema\": ", "r.json"),
+                    Catch::Contains("r.json: malformed JSON"));
+  // A sweep's resume: an unreadable stored result is named, never an exception.
+  const StoredResult stored = StoredResultOfText(no_status.dump(), "r.json");
+  CHECK(stored.status.empty());
+  CHECK_THAT(stored.unreadable, Catch::Contains("key 'status': missing"));
+}
+
+TEST_CASE("a stability reader names the key; a document without the bracket still reads",
+          "[results][readers]") {
+  const std::string good = ReadJson(fs::path(MBBENCH_BASELINES_DIR) / "nightly" /
+                                    "stiff_pendulum_newmark-index3_fox-goodwin.stability.json")
+                               .dump();
+  const StabilityBaselineValues b = ParseStabilityBaselineText(good, "s.stability.json");
+  json legacy = json::parse(good);
+  legacy["settings"].erase("h_min");
+  legacy["settings"].erase("h_max");
+  // Before the bracket was recorded: h_min is the first trial, h_max 1000 h_min.
+  const StabilityBaselineValues old = ParseStabilityBaselineText(legacy.dump(), "s.json");
+  CHECK(old.h_min == legacy["trials"][0]["h"].get<double>());
+  CHECK(old.h_max == 1000.0 * old.h_min);
+  legacy["trials"] = json::array();
+  CHECK_THROWS_WITH(ParseStabilityBaselineText(legacy.dump(), "s.json"),
+                    Catch::Contains("key 'settings.h_min'"));
+  json bad = json::parse(good);
+  bad["criterion"]["parameters"]["factor"] = "ten";
+  CHECK_THROWS_WITH(ParseStabilityBaselineText(bad.dump(), "s.json"),
+                    Catch::Contains("key 'criterion.parameters.factor'"));
+  bad = json::parse(good);
+  bad["h_max_stable"] = "0.5";
+  CHECK_THROWS_WITH(ParseStabilityBaselineText(bad.dump(), "s.json"),
+                    Catch::Contains("key 'h_max_stable'"));
+  CHECK_THROWS_WITH(ParseStabilitySummaryText(bad.dump(), "s.json"),
+                    Catch::Contains("key 'h_max_stable'"));
+  CHECK(b.h_max_stable == ParseStabilitySummaryText(good, "s.json").h_max_stable);
 }
 
 TEST_CASE("a malformed experiment file exits 2", "[results][sweep]") {
