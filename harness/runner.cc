@@ -252,9 +252,26 @@ namespace {
 // A reduced mass matrix Z^T M Z singular at the start (a body of zero mass or inertia that
 // the constraints do not carry) leaves every method that solves for accelerations without
 // a start; known before the run, so the run is not_applicable with the reason rather than
-// `failed` at t0. Empty: regular (or too large to check here: the method then decides).
+// `failed` at t0. The solve is dense (n x n): made only where the model has a body of zero
+// mass or inertia (or no model to ask) and n is small enough for it to cost nothing next to
+// the run. Empty: regular, or not checked (the method then decides).
+constexpr int kMassCheckMaxCoordinates = 2000;  // three dense n x n matrices: ~100 MB
+
+bool MayHaveSingularMass(const Problem& problem) {
+  if (!problem.structure) return true;
+  for (const BodyDescription& b : problem.structure->model.bodies) {
+    if (!(b.mass > 0.0)) return true;
+    const int rotations = problem.structure->model.dimension == 2 ? 1 : 3;
+    if (b.kind == BodyKind::kRigid && !(b.inertia.diagonal().head(rotations).minCoeff() > 0.0))
+      return true;
+  }
+  return false;
+}
+
 std::string SingularMassReason(const Problem& problem, const MethodEntry& entry) {
-  if (entry.accepts_singular_mass) return {};
+  if (entry.accepts_singular_mass || problem.n() > kMassCheckMaxCoordinates ||
+      !MayHaveSingularMass(problem))
+    return {};
   try {
     auto ws = problem.dae->MakeWorkspace();
     AccelerationSolver solver(*problem.dae, *ws);

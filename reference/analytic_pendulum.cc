@@ -246,7 +246,17 @@ std::optional<Reference> PendulumReference(const Problem& problem) {
   GroupMotion(*group, 0.0, rate0, bodies);
   CoordinatesFromBodies(s, bodies, q, v);
   const double scale = 1.0 + problem.q0.lpNorm<Eigen::Infinity>();
-  if ((q - problem.q0).lpNorm<Eigen::Infinity>() > 1e-12 * scale ||
+  // An angle coordinate (Problem::coordinate_periods) is compared on its circle: a joint
+  // angle at exactly +-pi comes back as pi or -pi with the sign of a rounded zero, which
+  // differed between the Release and the sanitizer builds and lost the reference there.
+  Vector dq = q - problem.q0;
+  for (Eigen::Index i = 0; i < dq.size(); ++i) {
+    const double period = static_cast<size_t>(i) < problem.coordinate_periods.size()
+                              ? problem.coordinate_periods[i]
+                              : 0.0;
+    if (period > 0.0) dq[i] = std::remainder(dq[i], period);
+  }
+  if (dq.lpNorm<Eigen::Infinity>() > 1e-12 * scale ||
       (v - problem.v0).lpNorm<Eigen::Infinity>() > 1e-10 * (1.0 + std::abs(rate0) * scale))
     return std::nullopt;
 
