@@ -273,6 +273,13 @@ RunRecord Execute(const ResolvedRun& run, const RunSpec& spec) {
 
   record.extra_series_names = method->ExtraSeriesNames(run.problem);
   const std::optional<Reference> reference = FindAnyReference(run.problem);
+  if (!reference) {  // never a quiet result without error metrics (docs/reports.md)
+    const std::string missing = MissingReferenceWarning(run.problem);
+    if (!missing.empty()) {
+      record.warnings.push_back(missing);
+      std::fprintf(stderr, "mbbench: warning: %s\n", missing.c_str());
+    }
+  }
   RunSettings settings = run.settings;
   if (reference && !reference->evaluate && settings.land_on_samples) {
     for (double t : reference->times)
