@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "harness/json_io.h"
+#include "harness/model_file.h"
 #include "problems/body_motion.h"
 
 #ifndef MBBENCH_SOURCE_DIR
@@ -233,6 +234,22 @@ void MapTabulatedReference(const Problem& base, const Problem& problem, Referenc
 std::optional<Reference> TranslatedReference(const Problem& problem) {
   if (!problem.structure || !BodyCoordinatesUnsupported(*problem.structure, problem.n()).empty())
     return std::nullopt;
+  // A model file in a formulation given by --param (or chosen for a method): the reference
+  // of the file in its own formulation (`reference --model FILE` makes that one).
+  const auto model_file = problem.parameters.find("model_file");
+  if (model_file != problem.parameters.end()) {
+    if (problem.parameters.count("formulation") == 0) return std::nullopt;
+    const Problem base = LoadModelProblem(model_file->second, ParameterSet());
+    if (!base.structure || base.structure->bodies.empty() ||
+        !BodyCoordinatesUnsupported(*base.structure, base.n()).empty())
+      return std::nullopt;
+    std::optional<Reference> ref = FindStoredReference(base);
+    if (!ref) return std::nullopt;
+    MapTabulatedReference(base, problem, *ref);
+    ref->id += " (formulation " + base.formulation + ", mapped through the body motions)";
+    AttachOutputs(problem, *ref);
+    return ref;
+  }
   for (const std::string& base_formulation : OtherFormulations(problem)) {
     std::map<std::string, std::string> parameters = problem.parameters;
     parameters["formulation"] = base_formulation;
