@@ -830,7 +830,9 @@ int RunCli(const std::vector<std::string>& argv) {
   CommonOptions reference_options;
   std::string samples;
   CLI::App* reference = app.add_subcommand(
-      "reference", "(re)make the suite's own reference: odeint-dopri5 vs arkode-erk, rtol 1e-13");
+      "reference",
+      "(re)make the suite's own reference (-p) or a model file's (--model, keyed by its content "
+      "hash): odeint-dopri5 vs arkode-erk, rtol 1e-13");
   AddProblemOptions(reference, reference_options);
   reference->add_option("--samples", samples, "number of samples (default 100)")->type_name("K");
 
