@@ -21,6 +21,10 @@ test -f prefix/share/mbbench/reference/four_bar/reference.json
 grep -q "^commit [0-9a-f]\{7,\}" version.txt
 grep -q "(${work}/prefix/share/mbbench/reference)$" version.txt ||
   { echo "installed reference data not used:"; cat version.txt; exit 1; }
+# The installed copy comes before the source tree compiled into the binary.
+env -u MBBENCH_NO_SOURCE_REFERENCE "$mbbench" --version |
+  grep -q "(${work}/prefix/share/mbbench/reference)$" ||
+  { echo "source tree preferred to the installed reference data"; exit 1; }
 installed_hash=$(sed -n 's/^reference data \([0-9a-f]*\) .*/\1/p' version.txt)
 source_hash=$(env -u MBBENCH_NO_SOURCE_REFERENCE "$built_mbbench" --version |
   sed -n 's/^reference data \([0-9a-f]*\) .*/\1/p')
