@@ -248,7 +248,7 @@ int CmdList(const std::string& what) {
                 "source", "summary");
     for (const auto& e : ProblemCatalogue()) {
       const Problem p = BuildProblem(e.id, ParameterSet());
-      const RunRecord shape = DescribeRun({p, &FindMethod("ida"), {}, {}, {}});
+      const RunRecord shape = DescribeRun({p, &FindMethod("ida"), {}, {}, {}, {}});
       std::printf("%-*s %4d %4d %4d  %-9s %-18s %s\n", width, e.id.c_str(), shape.n, shape.m,
                   shape.dof, FindAnyReference(p) ? "yes" : "no", e.source.c_str(),
                   e.summary.c_str());

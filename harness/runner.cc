@@ -172,7 +172,22 @@ ResolvedRun ResolveRun(const RunSpec& spec) {
   // left it open; the result records it through Problem::parameters.
   RunSpec built = spec;
   built.problem_parameters = WithPreferredProblemParameters(spec, *run.entry);
-  run.problem = BuildSpecProblem(built);
+  try {
+    run.problem = BuildSpecProblem(built);
+  } catch (const InputError& e) {
+    // A form the method prefers but the user did not ask for, which this problem cannot be
+    // built in (e.g. directors for a model with a driver on an angle): the problem as given,
+    // and the method judges it (Execute names why the preferred form was not used).
+    if (built.problem_parameters.values() == spec.problem_parameters.values()) throw;
+    std::string preferred;
+    for (const auto& [key, value] : built.problem_parameters.values())
+      if (!spec.problem_parameters.Has(key))
+        preferred += (preferred.empty() ? "" : ", ") + key + "=" + value;
+    run.preferred_unavailable =
+        preferred + " (the form method " + spec.method + " prefers) cannot be built: " + e.what();
+    built.problem_parameters = spec.problem_parameters;
+    run.problem = BuildSpecProblem(built);
+  }
   for (const auto& [key, value] : built.problem_parameters.values())
     if (!spec.problem_parameters.Has(key))
       run.problem.warnings.push_back(key + "=" + value + ": the problem form method " +
@@ -299,6 +314,10 @@ RunRecord Execute(const ResolvedRun& run, const RunSpec& spec) {
   if (reason.empty()) reason = SingularMassReason(run.problem, *run.entry);
   if (!reason.empty()) {
     if (const std::string hinted = ModelFileHint(spec, reason); !hinted.empty()) reason = hinted;
+    const std::string& unavailable = run.preferred_unavailable;  // named once, not twice
+    const size_t cause = unavailable.find("cannot be built: ");
+    if (!unavailable.empty() && reason.find(unavailable.substr(cause + 17)) == std::string::npos)
+      reason += "; " + unavailable;
     record.status = RunStatus::kNotApplicable;
     record.message = reason;
     return record;

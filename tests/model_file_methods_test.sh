@@ -79,4 +79,26 @@ assert "form=minimal" not in r["message"], r["message"]
 PY
 "$mbbench" run --model "$model" -m newmark-minimal --param formulation=joint-tree --repeats 0 \
   --out followed >/dev/null
+# A model the preferred formulation cannot hold (a driver on a body's angle: directors and
+# joint-tree refuse it): not bad input but not_applicable, naming why.
+python3 - "$model" driven.json <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+m["id"] = "driven_pendulum"
+del m["bodies"][0]["hold"]
+m["drivers"] = [{"name": "motor", "type": "coordinate", "body": "link1", "coordinate": "angle",
+                 "law": {"rate": 1.0}}]
+json.dump(m, open(sys.argv[2], "w"))
+PY
+for method in null-space-em recursive; do
+  "$mbbench" run --model driven.json -m "$method" --repeats 0 --out driven >/dev/null 2>&1
+done
+python3 - driven <<'PY'
+import json, sys
+for method, cause in (("null-space-em", "drive a relative angle instead"),
+                      ("recursive", "drivers are refused")):
+    r = json.load(open(f"{sys.argv[1]}/driven_pendulum_{method}.json"))
+    assert r["status"] == "not_applicable", (method, r["status"])
+    assert cause in r["message"], (method, r["message"])
+PY
 echo "every method on model files: ok"
