@@ -35,6 +35,18 @@ assert 0 < e["position_max_rel"] < 1e-7, e["position_max_rel"]
 assert r["context"]["reference_data_hash"] not in ("", None)
 PY
 
+# A sweep of the model finds it too.
+cat >"$work/experiment.json" <<'JSON'
+{"name": "model_reference", "runs": [{"model": "copy.json", "method": "ida"}]}
+JSON
+"$mbbench" sweep --reference-dir "$refs" "$work/experiment.json" --out "$work/sweep" >/dev/null
+python3 - "$work/sweep" <<'PY'
+import glob, json, sys
+files = glob.glob(sys.argv[1] + "/*_ida.json")
+assert len(files) == 1, files
+assert json.load(open(files[0]))["metrics"].get("error") is not None, "sweep: no error block"
+PY
+
 # MBBENCH_REFERENCE_DIR does the same as --reference-dir.
 MBBENCH_REFERENCE_DIR=$refs "$mbbench" fastest --model "$model" -m odeint-dopri5 \
   --criterion output_error=1e-6 --out "$work/fastest" >"$work/fastest.out"
