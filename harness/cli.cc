@@ -20,6 +20,7 @@
 #include <cmath>
 
 #include "harness/check_command.h"
+#include "harness/context.h"
 #include "harness/export.h"
 #include "harness/fastest.h"
 #include "harness/file_names.h"
@@ -250,7 +251,7 @@ int CmdList(const std::string& what) {
                 "source", "summary");
     for (const auto& e : ProblemCatalogue()) {
       const Problem p = BuildProblem(e.id, ParameterSet());
-      const RunRecord shape = DescribeRun({p, &FindMethod("ida"), {}, {}, {}});
+      const RunRecord shape = DescribeRun({p, &FindMethod("ida"), {}, {}, {}, {}});
       std::printf("%-*s %4d %4d %4d  %-9s %-18s %s\n", width, e.id.c_str(), shape.n, shape.m,
                   shape.dof, FindAnyReference(p) ? "yes" : "no", e.source.c_str(),
                   e.summary.c_str());
@@ -628,19 +629,27 @@ int CmdFigures(const std::string& paper) {
 int CmdReference(const CommonOptions& common, const std::string& samples_text) {
   RunOptions o = ToRunOptions(common, "");
   const int samples = samples_text.empty() ? 100 : Count(samples_text, "--samples", 2, 1'000'000);
-  if (!o.has_problem) throw InputError("reference: needs -p PROBLEM");
-  const TabulatedReference ref =
-      MakeReference(o.spec.problem, o.spec.problem_parameters, samples, o.spec.t_end);
+  if (!o.has_problem) throw InputError("reference: needs -p PROBLEM or --model FILE");
+  const TabulatedReference ref = MakeReference(o.spec, samples);
   RequireSafeName(ref.problem, "problem id");
-  // Into $MBBENCH_REFERENCE_DIR when set, else ./reference/<problem>/ under the working
-  // directory (never the source tree of the binary); runs find it with
-  // MBBENCH_REFERENCE_DIR=$PWD/reference (docs/reports.md). Run from the source tree, this is
-  // the suite's own reference directory.
-  const char* env = std::getenv("MBBENCH_REFERENCE_DIR");
-  const std::string dir =
-      (env != nullptr ? std::string(env) : (fs::current_path() / "reference").string()) + "/" +
-      ref.problem;
-  fs::create_directories(dir);
+  std::string dir;
+  if (!o.spec.model_file.empty()) {
+    // A model file's reference: keyed by the file's content hash, in the user reference
+    // directory ($MBBENCH_REFERENCE_DIR / --reference-dir, else under $XDG_DATA_HOME or
+    // ~/.local/share), where runs on the same file find it from any working directory.
+    dir = UserReferenceDirectory() + "/models/" + ModelFileHash(o.spec.model_file);
+  } else {
+    // Into $MBBENCH_REFERENCE_DIR when set, else ./reference/<problem>/ under the working
+    // directory (never the source tree of the binary); runs find it with
+    // MBBENCH_REFERENCE_DIR=$PWD/reference (docs/reports.md). Run from the source tree, this
+    // is the suite's own reference directory.
+    const char* env = std::getenv("MBBENCH_REFERENCE_DIR");
+    dir = (env != nullptr ? std::string(env) : (fs::current_path() / "reference").string()) + "/" +
+          ref.problem;
+  }
+  std::error_code error;
+  fs::create_directories(dir, error);
+  if (error) throw InputError("reference: cannot create " + dir + " (" + error.message() + ")");
   WriteReferenceEntry(dir + "/reference.json", ref);
   std::printf("%s: %zu samples to t = %g, methods differ by %.2e, %g digits claimed\nwritten: %s\n",
               ref.problem.c_str(), ref.reference.times.size(), ref.reference.t_max,
@@ -723,8 +732,20 @@ int RunCli(const std::vector<std::string>& argv) {
       "systems.\nExit codes: 0 ok, 1 a run failed or was unstable, 2 bad usage or bad "
       "input.",
       "mbbench"};
-  app.require_subcommand(1);
   app.footer("Run 'mbbench COMMAND --help' for the options of a command.");
+  // --reference-dir DIR, before or after the command (fallthrough: set before the
+  // subcommands, which inherit it): the same as MBBENCH_REFERENCE_DIR
+  // (searched first for references; `reference` writes there).
+  std::string reference_dir;
+  app.add_option("--reference-dir", reference_dir,
+                 "reference directory searched first and written by `reference` (the same as "
+                 "MBBENCH_REFERENCE_DIR)")
+      ->type_name("DIR");
+  app.fallthrough();
+  bool version = false;
+  app.add_flag("--version", version,
+               "print the version, the git commit and the hash of the reference data in use");
+  app.require_subcommand(0, 1);
 
   std::string list_what = "all";
   CLI::App* list = app.add_subcommand("list", "list problems (n, m, DOF, reference) and methods");
@@ -834,7 +855,9 @@ int RunCli(const std::vector<std::string>& argv) {
   CommonOptions reference_options;
   std::string samples;
   CLI::App* reference = app.add_subcommand(
-      "reference", "(re)make the suite's own reference: odeint-dopri5 vs arkode-erk, rtol 1e-13");
+      "reference",
+      "(re)make the suite's own reference (-p) or a model file's (--model, keyed by its content "
+      "hash): odeint-dopri5 vs arkode-erk, rtol 1e-13");
   AddProblemOptions(reference, reference_options);
   reference->add_option("--samples", samples, "number of samples (default 100)")->type_name("K");
 
@@ -862,6 +885,21 @@ int RunCli(const std::vector<std::string>& argv) {
 
   try {
     RefuseEmptyValues(app);
+    if (!reference_dir.empty()) {
+      if (!fs::is_directory(reference_dir) && !reference->parsed())
+        throw InputError("--reference-dir " + reference_dir + ": not a directory");
+      ::setenv("MBBENCH_REFERENCE_DIR", reference_dir.c_str(), 1);
+    }
+    if (version) {
+      const RunContext& c = CurrentContext();
+      const std::string dir = ReferenceDirectory();
+      std::printf("mbbench %s\ncommit %s%s\nreference data %s (%s)\n", c.suite_version.c_str(),
+                  c.git_commit.c_str(), c.git_dirty ? " (dirty)" : "", ReferenceDataHash().c_str(),
+                  dir.empty() ? "no reference directory found" : dir.c_str());
+      return kExitOk;
+    }
+    if (app.get_subcommands().empty())
+      throw InputError("a command is required (run 'mbbench --help' for the commands)");
     if (list->parsed()) return CmdList(list_what);
     if (run->parsed())
       return CmdRun(run_options, series, repeats, run_jobs, run_progress, all_methods,
@@ -887,7 +925,7 @@ int RunCli(const std::vector<std::string>& argv) {
     if (export_cmd->parsed()) return CmdExport(export_dir, export_csv, export_json, export_out);
     if (reference->parsed()) return CmdReference(reference_options, samples);
     if (fastest->parsed()) return CmdFastest(fastest_options);
-    throw InputError("no command");  // unreachable: require_subcommand(1)
+    throw InputError("no command");  // unreachable: checked above
   } catch (const InputError& e) {
     std::fprintf(stderr, "mbbench: error: %s\n", e.what());
     return kExitBadInput;

@@ -54,7 +54,9 @@ json ContextJson() {
           {"cores", c.cores},
           {"date", c.date},
           {"simbody", c.simbody.empty() ? json(nullptr) : json(c.simbody)},
-          {"host", c.host}};
+          {"host", c.host},
+          {"reference_data_hash", ReferenceDataHash()},
+          {"reference_dir", ReferenceDirectory()}};
 }
 
 json ProblemJson(const RunRecord& r) {
@@ -453,8 +455,12 @@ std::optional<Reference> ReadReferenceFile(const std::string& path, const Proble
   try {
     const json j = json::parse(in);
     for (const auto& e : j.at("references")) {
+      // A model file's parameters hold the path it was read from; its references are keyed
+      // by the file's content hash (the directory they are in), so the path is not compared.
+      std::map<std::string, std::string> wanted = problem.parameters;
+      wanted.erase("model_file");
       if (WithCatalogueDefaults(e.at("parameters").get<std::map<std::string, std::string>>(),
-                                problem.id) != problem.parameters)
+                                problem.id) != wanted)
         continue;
       Reference ref;
       ref.id = e.at("id").get<std::string>();

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "problems/consistent_initial_conditions.h"
+#include "problems/model/formulation_registry.h"
 #include "problems/model/model_problem.h"
 
 namespace mbb {
@@ -454,9 +455,24 @@ ModelDescription ReadModelFile(const std::string& path) {
   return ParseModelText(buffer.str(), path);
 }
 
+std::vector<ParameterSpec> ModelFileParameters(const ModelDescription& model) {
+  const std::string stated =
+      model.formulation.empty() ? DefaultFormulation(model.dimension) : model.formulation;
+  return {{"formulation", stated,
+           "the coordinate set the model is compiled in (docs/model-format.md; default: the "
+           "file's \"formulation\", else the dimension's default)",
+           FormulationsFor(model.dimension)}};
+}
+
 Problem LoadModelProblem(const std::string& path, const ParameterSet& params) {
-  params.Validate({}, "model file " + path);
+  // Unknown keys first (named before anything in the file is), the values once the
+  // model's dimension is known.
+  for (const auto& [key, value] : params.values())
+    if (key != "formulation")
+      throw InputError("model file " + path + ": unknown parameter '" + key +
+                       "' (accepted: formulation)");
   const ModelDescription model = ReadModelFile(path);
+  params.Validate(ModelFileParameters(model), "model file " + path);
   // The id: the file's "id", else its stem (results are named after it).
   std::string id = model.id;
   if (id.empty()) {
@@ -464,7 +480,11 @@ Problem LoadModelProblem(const std::string& path, const ParameterSet& params) {
     if (id.size() > 5 && id.substr(id.size() - 5) == ".json") id.resize(id.size() - 5);
   }
   RequireSafeName(id, "model file " + path + ": id (results are named after it)");
-  Problem problem = BuildModelProblem(model, id);
+  // A formulation given with --param (or chosen for a method, runner.cc) is recorded among
+  // the parameters; without one the parameters stay as before (the file's own choice).
+  Problem problem = BuildModelProblem(model, id, params);
+  if (params.Has("formulation"))
+    problem.parameters["formulation"] = params.GetString("formulation", "");
   problem.parameters["model_file"] = path;
   CheckInitialConditions(problem);
   return problem;

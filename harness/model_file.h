@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "problems/model/model_description.h"
 #include "problems/parameters.h"
@@ -19,8 +20,13 @@ ModelDescription ReadModelFile(const std::string& path);
 /// Same from text (`path` is only used in messages).
 ModelDescription ParseModelText(const std::string& text, const std::string& path);
 
+/// The parameters a model file takes with --param: `formulation`, one of the formulations
+/// for the model's dimension (default: the file's "formulation", else the dimension's).
+std::vector<ParameterSpec> ModelFileParameters(const ModelDescription& model);
+
 /// ReadModelFile + BuildModelProblem + the catalogue's initial-condition check: the
-/// library entry point behind `--model`. Model files take no --param (throws if given).
+/// library entry point behind `--model`. Throws InputError for a parameter not in
+/// ModelFileParameters or a formulation the model's dimension does not offer.
 Problem LoadModelProblem(const std::string& path, const ParameterSet& params);
 
 }  // namespace mbb

@@ -11,14 +11,40 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "harness/runner.h"
 #include "reference/reference.h"
 
 namespace mbb {
 
-/// Directory of the reference files: $MBBENCH_REFERENCE_DIR or the source tree's reference/.
+/// The catalogue's reference directory in use: $MBBENCH_REFERENCE_DIR (set by
+/// `--reference-dir`), else the installed copy next to the executable
+/// (<prefix>/bin/../share/mbbench/reference), else the source tree's reference/ (unless
+/// MBBENCH_NO_SOURCE_REFERENCE is set); "" when none exists.
 std::string ReferenceDirectory();
+
+/// Every directory searched for a stored reference, in order: $MBBENCH_REFERENCE_DIR, the
+/// user reference directory, the installed copy, the source tree's (docs/reports.md).
+std::vector<std::string> ReferenceSearchPath();
+
+/// Where `reference --model` writes and runs on model files look: $MBBENCH_REFERENCE_DIR,
+/// else $XDG_DATA_HOME/mbbench/reference, else $HOME/.local/share/mbbench/reference.
+std::string UserReferenceDirectory();
+
+/// The content hash of a model file (FNV-1a 64, 16 hex digits): its references are keyed by
+/// it, under <dir>/models/<hash>/reference.json. Throws InputError if it cannot be read.
+std::string ModelFileHash(const std::string& path);
+
+/// A hash of every reference.json under ReferenceDirectory() (relative names and contents,
+/// FNV-1a 64; the same for the source tree and an installed copy), or
+/// "none" without one: `mbbench --version` prints it and every result records it.
+const std::string& ReferenceDataHash();
+
+/// Non-empty when the problem has a stored catalogue reference in the source tree this
+/// binary was built from, but no reference directory searched holds its file: the run then
+/// has no error metrics, and the result and stderr say why.
+std::string MissingReferenceWarning(const Problem& problem);
 
 /// Built-in (analytic, published) reference, else a stored one matching the parameters.
 std::optional<Reference> FindAnyReference(const Problem& problem);
@@ -34,5 +60,8 @@ struct TabulatedReference {
 /// InputError if a run fails.
 TabulatedReference MakeReference(const std::string& problem, const ParameterSet& params,
                                  int samples, double t_end);
+/// The same for a catalogue problem or a model file (`base.model_file`), with the problem
+/// parameters and t_end of `base`.
+TabulatedReference MakeReference(const RunSpec& base, int samples);
 
 }  // namespace mbb

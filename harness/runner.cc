@@ -138,9 +138,12 @@ Problem BuildSpecProblem(const RunSpec& spec) {
 namespace {
 ParameterSet WithPreferredProblemParameters(const RunSpec& spec, const MethodEntry& method) {
   ParameterSet params = spec.problem_parameters;
-  // Model files take no parameters (LoadModelProblem), so only catalogue entries offer one.
-  if (!spec.model_file.empty()) return params;
-  const std::vector<ParameterSpec>& offered = FindProblem(spec.problem).parameters;
+  if (method.preferred_problem_parameters.empty()) return params;
+  // A model file offers `formulation` (the choices its dimension allows), a catalogue
+  // entry its declared parameters.
+  const std::vector<ParameterSpec> offered =
+      spec.model_file.empty() ? FindProblem(spec.problem).parameters
+                              : ModelFileParameters(ReadModelFile(spec.model_file));
   for (const auto& [key, value] : method.preferred_problem_parameters) {
     if (params.Has(key)) continue;  // pinned by the user: CheckApplicable judges it
     for (const ParameterSpec& p : offered)
@@ -180,7 +183,22 @@ ResolvedRun ResolveRun(const RunSpec& spec) {
   // left it open; the result records it through Problem::parameters.
   RunSpec built = spec;
   built.problem_parameters = WithPreferredProblemParameters(spec, *run.entry);
-  run.problem = BuildSpecProblem(built);
+  try {
+    run.problem = BuildSpecProblem(built);
+  } catch (const InputError& e) {
+    // A form the method prefers but the user did not ask for, which this problem cannot be
+    // built in (e.g. directors for a model with a driver on an angle): the problem as given,
+    // and the method judges it (Execute names why the preferred form was not used).
+    if (built.problem_parameters.values() == spec.problem_parameters.values()) throw;
+    std::string preferred;
+    for (const auto& [key, value] : built.problem_parameters.values())
+      if (!spec.problem_parameters.Has(key))
+        preferred += (preferred.empty() ? "" : ", ") + key + "=" + value;
+    run.preferred_unavailable =
+        preferred + " (the form method " + spec.method + " prefers) cannot be built: " + e.what();
+    built.problem_parameters = spec.problem_parameters;
+    run.problem = BuildSpecProblem(built);
+  }
   for (const auto& [key, value] : built.problem_parameters.values())
     if (!spec.problem_parameters.Has(key))
       run.problem.warnings.push_back(key + "=" + value + ": the problem form method " +
@@ -286,6 +304,35 @@ std::string SingularMassReason(const Problem& problem, const MethodEntry& entry)
 }
 }  // namespace
 
+namespace {
+// A model file takes `formulation`, not the catalogue's `form`: a not_applicable reason that
+// suggests --param form=... (the minimal-coordinate methods) names instead what makes the
+// run possible for the file: its joint-tree formulation where that has no constraints (a
+// tree), else that no minimal form exists. Empty: the reason stands.
+std::string ModelFileHint(const RunSpec& spec, const std::string& reason) {
+  const std::string catalogue_hint = "(try --param form=minimal)";
+  const size_t at = reason.find(catalogue_hint);
+  if (spec.model_file.empty() || at == std::string::npos) return {};
+  ParameterSet tree = spec.problem_parameters;
+  tree.Set("formulation", "joint-tree");
+  std::string hint;
+  try {
+    const Problem joint = LoadModelProblem(spec.model_file, tree);
+    hint = joint.m() == 0 ? "(a model file: try --param formulation=joint-tree, its joint "
+                            "coordinates have no constraints on this tree)"
+                          : "(a model file has no minimal form unless it is a tree: its joint-tree "
+                            "formulation keeps " +
+                                std::to_string(joint.m()) + " loop-closure constraints)";
+  } catch (const InputError& e) {
+    hint = std::string(
+               "(a model file has no minimal form: its joint-tree formulation cannot be "
+               "built: ") +
+           e.what() + ")";
+  }
+  return reason.substr(0, at) + hint + reason.substr(at + catalogue_hint.size());
+}
+}  // namespace
+
 RunRecord Execute(const RunSpec& spec) { return Execute(ResolveRun(spec), spec); }
 
 RunRecord Execute(const ResolvedRun& run, const RunSpec& spec) {
@@ -295,6 +342,11 @@ RunRecord Execute(const ResolvedRun& run, const RunSpec& spec) {
   std::string reason = method->CheckApplicable(run.problem);
   if (reason.empty()) reason = SingularMassReason(run.problem, *run.entry);
   if (!reason.empty()) {
+    if (const std::string hinted = ModelFileHint(spec, reason); !hinted.empty()) reason = hinted;
+    const std::string& unavailable = run.preferred_unavailable;  // named once, not twice
+    const size_t cause = unavailable.find("cannot be built: ");
+    if (!unavailable.empty() && reason.find(unavailable.substr(cause + 17)) == std::string::npos)
+      reason += "; " + unavailable;
     record.status = RunStatus::kNotApplicable;
     record.message = reason;
     return record;
@@ -302,6 +354,13 @@ RunRecord Execute(const ResolvedRun& run, const RunSpec& spec) {
 
   record.extra_series_names = method->ExtraSeriesNames(run.problem);
   const std::optional<Reference> reference = FindAnyReference(run.problem);
+  if (!reference) {  // never a quiet result without error metrics (docs/reports.md)
+    const std::string missing = MissingReferenceWarning(run.problem);
+    if (!missing.empty()) {
+      record.warnings.push_back(missing);
+      std::fprintf(stderr, "mbbench: warning: %s\n", missing.c_str());
+    }
+  }
   RunSettings settings = run.settings;
   if (reference && !reference->evaluate && settings.land_on_samples) {
     for (double t : reference->times)

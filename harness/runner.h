@@ -48,6 +48,9 @@ struct ResolvedRun {
   ParameterSet method_parameters;  // without h, rtol, atol
   RunSettings settings;
   SettingsRead read;  // which of settings' h, rtol, atol the method reads (and a result records)
+  /// Non-empty when the method's preferred problem form (not pinned by the user) could not
+  /// be built for this problem: why; the problem is then the one given.
+  std::string preferred_unavailable;
 };
 ResolvedRun ResolveRun(const RunSpec& spec);
 

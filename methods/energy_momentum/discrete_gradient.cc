@@ -66,7 +66,11 @@ std::string CheckMidpointSchemeApplicable(const Problem& problem) {
              std::to_string(remainder / scale) +
              " relative): the mid-point Jacobian is then not their discrete derivative "
              "(paper 002 eq 67)" +
-             in;
+             in +
+             (problem.formulation.empty() || problem.formulation == "directors"
+                  ? std::string()
+                  : " (model-layer problems have quadratic constraints with --param "
+                    "formulation=directors)");
   }
   return {};
 }
