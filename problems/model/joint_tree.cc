@@ -864,13 +864,16 @@ TreeClosure LoopClosure(const ModelDescription& model, const ModelDescription& f
 
 namespace {
 // 2 pi for the joint coordinates that are angles able to turn without bound: a planar
-// revolute joint's relative angle and a free planar body's theta. Spatial charts are local
+// revolute joint's relative angle, a distance joint's rod direction and a free planar
+// body's theta. Spatial charts are local
 // (they change chart before they wrap), so none is periodic there.
 std::vector<double> JointAnglePeriods(const std::vector<TreeBody>& bodies, bool spatial, int n) {
   std::vector<double> periods(n, 0.0);
   if (spatial) return periods;
   for (const TreeBody& b : bodies) {
-    if (b.joint == TreeJointKind::kRevolute) periods[b.q_offset] = 2.0 * M_PI;
+    // A distance joint's coordinate is the rod's direction angle (e = (cos q, sin q)).
+    if (b.joint == TreeJointKind::kRevolute || b.joint == TreeJointKind::kDistance)
+      periods[b.q_offset] = 2.0 * M_PI;
     if (b.joint == TreeJointKind::kFree && b.rigid && b.n == 3)
       periods[b.q_offset + 2] = 2.0 * M_PI;
   }
