@@ -67,6 +67,25 @@ TEST_CASE("the MuJoCo peer refuses what it does not translate, naming it", "[muj
   CHECK(cylinder.message.find("'C' (cylindrical)") != std::string::npos);
 }
 
+TEST_CASE("the MuJoCo peer closes loops softly only when asked, recording the settings",
+          "[mujoco][reference]") {
+  // loops=connect: MuJoCo's soft connect constraints with solref time constant 2h and solimp
+  // 0.9999. Measured on four_bar: error 7.6e-4 and closure drift |Phi| 3.0e-4 at h = 1e-3,
+  // 1.6e-4 and 7.5e-5 at 5e-4 (about O(h^2), the soft constraint's, not RK4's order). The
+  // bounds: 1e-2 separates that from a wrong anchor (O(1)); the halving must gain 3 times.
+  const RunRecord coarse = RunQuiet("four_bar", {{"loops", "connect"}, {"h", "1e-3"}});
+  const RunRecord fine = RunQuiet("four_bar", {{"loops", "connect"}, {"h", "5e-4"}});
+  INFO(coarse.message << " / " << fine.message);
+  REQUIRE(coarse.status == RunStatus::kOk);
+  REQUIRE(fine.status == RunStatus::kOk);
+  CHECK(coarse.metrics.error->position_max_rel < 1e-2);
+  CHECK(fine.metrics.error->position_max_rel < coarse.metrics.error->position_max_rel / 3.0);
+  // The default refuses the loop, naming the cut joint and the setting that closes it.
+  const RunRecord refused = RunQuiet("four_bar");
+  CHECK(refused.status == RunStatus::kNotApplicable);
+  CHECK(refused.message.find("loops=connect") != std::string::npos);
+}
+
 TEST_CASE("a MuJoCo error throws instead of ending the process", "[mujoco]") {
   // MuJoCo's default mju_error prints and calls exit(1): one bad model or state would end
   // a whole batch. The peer's handler throws MujocoError instead.
@@ -76,7 +95,7 @@ TEST_CASE("a MuJoCo error throws instead of ending the process", "[mujoco]") {
   // the library's frames and the model stays usable for a run.
   std::string why_not;
   auto model =
-      BuildMujocoModel(BuildProblem("planar_pendulum", ParameterSet()), "rk4", 1e-3, why_not);
+      BuildMujocoModel(BuildProblem("planar_pendulum", ParameterSet()), MujocoOptions(), why_not);
   REQUIRE(model);
   CHECK_THROWS_AS(mj_stackAlloc(model->data, 1 << 30), MujocoError);
 }

@@ -86,7 +86,7 @@ class Builder {
       : problem_(problem), out_(out), s_(*problem.structure), m_(s_.model) {}
 
   // The MJCF text, or "" with the reason in why_not.
-  std::string Build(const std::string& integrator, double h, std::string& why_not) {
+  std::string Build(const MujocoOptions& options, std::string& why_not) {
     planar_ = m_.dimension == 2;
     out_.planar = planar_;
     if (!m_.drivers.empty()) {
@@ -101,11 +101,11 @@ class Builder {
       why_not = "the structure's kinematic tree does not cover the model's bodies";
       return {};
     }
-    if (!s_.tree.cut_joints.empty()) {
+    if (!s_.tree.cut_joints.empty() && options.loops != "connect") {
       const JointDescription& jd = m_.joints[s_.tree.cut_joints[0]];
       why_not = "joint '" + jd.name + "' (" + JointKindName(jd.kind) +
-                ") closes a kinematic loop: loops (MuJoCo connect/weld equality constraints) "
-                "are not translated by the peer yet";
+                ") closes a kinematic loop: MuJoCo closes loops only with soft equality "
+                "constraints (loops=connect)";
       return {};
     }
     BodiesFromCoordinates(s_, problem_.q0, problem_.v0, out_.start);
@@ -127,6 +127,13 @@ class Builder {
       why_not = AddForce(f, gravity);
       if (!why_not.empty()) return {};
     }
+    std::string equality;
+    for (int j : s_.tree.cut_joints) {
+      why_not = LoopClosure(m_.joints[j], options, equality);
+      if (!why_not.empty()) return {};
+    }
+    const std::string& integrator = options.integrator;
+    const double h = options.h;
     const char* integrator_name = integrator == "euler"      ? "Euler"
                                   : integrator == "implicit" ? "implicit"
                                                              : "RK4";
@@ -136,7 +143,9 @@ class Builder {
            integrator_name + "\"/>\n";
     xml += "  <worldbody>\n";
     for (int b : roots) Emit(b, -1, 2, xml);
-    xml += "  </worldbody>\n</mujoco>\n";
+    xml += "  </worldbody>\n";
+    if (!equality.empty()) xml += "  <equality>\n" + equality + "  </equality>\n";
+    xml += "</mujoco>\n";
     return xml;
   }
 
@@ -273,6 +282,45 @@ class Builder {
     return {};
   }
 
+  // A cut joint as MuJoCo connect constraints: body a's point (in a's MuJoCo frame) kept at
+  // the point of b that coincides with it at t0 (MuJoCo takes b's point from qpos0, the
+  // problem's initial pose). Planar revolute and spherical: one connect; spatial revolute:
+  // a second one a unit along the axis (6 equations for the joint's 5, redundant ones are
+  // regularised by MuJoCo's soft constraints). solref (time constant, damping ratio 1) and
+  // solimp near hard (docs/methods/mujoco.md).
+  std::string LoopClosure(const JointDescription& jd, const MujocoOptions& o,
+                          std::string& equality) const {
+    const std::string what = "joint '" + jd.name + "' (" + JointKindName(jd.kind) + ")";
+    const int ia = Index(jd.body_a), ib = Index(jd.body_b);
+    std::vector<V3> points{StartPoint(ia, jd.point_a)};  // global at t0
+    switch (jd.kind) {
+      case JointKind::kRevolute:
+        if (!planar_) {
+          const V3 axis = StartRotation(ia) * jd.axis_a;
+          if (axis.norm() == 0.0) return what + ": no axis";
+          points.push_back(points[0] + axis.normalized());
+        }
+        break;
+      case JointKind::kSpherical:
+        if (planar_) return what + " in a planar model";
+        break;
+      default:
+        return what + " closes a kinematic loop: no MuJoCo connect translation for it";
+    }
+    const std::string body1 = ia < 0 ? "world" : "b" + std::to_string(ia);
+    const std::string body2 = ib < 0 ? "world" : "b" + std::to_string(ib);
+    const double imp = o.loop_solimp;
+    for (size_t k = 0; k < points.size(); ++k) {
+      const V3& p = points[k];
+      const V3 anchor = FrameRot(ia).transpose() * (p - FramePos(ia));
+      equality += "    <connect name=\"" + jd.name + "#" + std::to_string(k) + "\" body1=\"" +
+                  body1 + "\" body2=\"" + body2 + "\" anchor=\"" + Vec(anchor) + "\" solref=\"" +
+                  Num(o.loop_timeconst_h * o.h) + " 1\" solimp=\"" + Num(imp) + " " + Num(imp) +
+                  " 0.001 0.5 2\"/>\n";
+    }
+    return {};
+  }
+
   void Emit(int b, int parent, int depth, std::string& xml) const {
     const M3 rp = FrameRot(parent);
     const V3 pos = rp.transpose() * (frame_pos_[b] - FramePos(parent));
@@ -402,8 +450,8 @@ void MujocoModel::ToProblem(Vector& q, Vector& v) {
   CoordinatesFromBodies(*structure, motion, q, v);
 }
 
-std::unique_ptr<MujocoModel> BuildMujocoModel(const Problem& problem, const std::string& integrator,
-                                              double h, std::string& why_not) {
+std::unique_ptr<MujocoModel> BuildMujocoModel(const Problem& problem, const MujocoOptions& options,
+                                              std::string& why_not) {
   if (!problem.structure) {
     why_not = "the problem has no model structure (a hand-written problem without one)";
     return nullptr;
@@ -414,7 +462,7 @@ std::unique_ptr<MujocoModel> BuildMujocoModel(const Problem& problem, const std:
   out->structure = problem.structure.get();
   try {
     Builder builder(problem, *out);
-    out->xml = builder.Build(integrator, h, why_not);
+    out->xml = builder.Build(options, why_not);
     if (!why_not.empty()) return nullptr;
     out->model = LoadXml(out->xml, why_not);
     if (!out->model) return nullptr;

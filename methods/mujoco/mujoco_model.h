@@ -56,11 +56,22 @@ struct MujocoModel {
   std::vector<BodyMotion> start;   // every body at t0
 };
 
+/// How the model is built and stepped (the method's parameters and the run's h).
+struct MujocoOptions {
+  std::string integrator = "rk4";  // "rk4", "euler" or "implicit"
+  double h = 1e-3;                 // MuJoCo's timestep (s)
+  /// Cut joints (kinematic loops): "none" refuses them; "connect" closes them with soft
+  /// connect equality constraints (a revolute or spherical joint's point; a spatial
+  /// revolute joint's axis by a second point one unit along it).
+  std::string loops = "none";
+  double loop_timeconst_h = 2.0;  // solref time constant, in steps h (MuJoCo needs >= 2)
+  double loop_solimp = 0.9999;    // solimp d0 = d_width: the constraints' impedance
+};
+
 /// The MuJoCo model of `problem`, or nullptr with the reason in `why_not` (no structure, a
 /// joint, force or driver the peer does not translate, MuJoCo's compiler refusing it, a
-/// model that does not reproduce the initial state). `integrator`: "rk4", "euler" or
-/// "implicit"; `h`: MuJoCo's timestep (s).
-std::unique_ptr<MujocoModel> BuildMujocoModel(const Problem& problem, const std::string& integrator,
-                                              double h, std::string& why_not);
+/// model that does not reproduce the initial state).
+std::unique_ptr<MujocoModel> BuildMujocoModel(const Problem& problem, const MujocoOptions& options,
+                                              std::string& why_not);
 
 }  // namespace mbb

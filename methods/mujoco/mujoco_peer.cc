@@ -33,12 +33,18 @@ int WarningCount(const mjData* d, int which) { return d->warning[which].number; 
 
 class MujocoMethod final : public Method {
  public:
-  explicit MujocoMethod(const ParameterSet& p) : integrator_(p.GetString("integrator", "rk4")) {}
+  explicit MujocoMethod(const ParameterSet& p) {
+    options_.integrator = p.GetString("integrator", "rk4");
+    options_.loops = p.GetString("loops", "none");
+    options_.loop_timeconst_h = p.GetDouble("loop_timeconst_h", 2.0);
+    options_.loop_solimp = p.GetDouble("loop_solimp", 0.9999);
+  }
 
   std::string CheckApplicable(const Problem& problem) const override {
     std::string why_not;
-    if (!BuildMujocoModel(problem, integrator_, problem.h_default, why_not))
-      return "no MuJoCo model: " + why_not;
+    MujocoOptions options = options_;
+    options.h = problem.h_default;
+    if (!BuildMujocoModel(problem, options, why_not)) return "no MuJoCo model: " + why_not;
     return {};
   }
 
@@ -47,7 +53,9 @@ class MujocoMethod final : public Method {
     RunOutcome outcome;
     const double h = settings.h > 0.0 ? settings.h : problem.h_default;
     std::string why_not;
-    auto model = BuildMujocoModel(problem, integrator_, h, why_not);
+    MujocoOptions options = options_;
+    options.h = h;
+    auto model = BuildMujocoModel(problem, options, why_not);
     if (!model) {
       outcome.status = RunStatus::kNotApplicable;
       outcome.message = "no MuJoCo model: " + why_not;
@@ -89,34 +97,47 @@ class MujocoMethod final : public Method {
       loop.FailStep(d->time, std::string("MuJoCo: ") + e.what());
     }
     loop.Finish(outcome);
-    outcome.counters.rhs_evals = EvaluationsPerStep(integrator_) * outcome.counters.steps;
+    outcome.counters.rhs_evals = EvaluationsPerStep(options_.integrator) * outcome.counters.steps;
     return outcome;
   }
 
  private:
-  std::string integrator_;
+  MujocoOptions options_;
 };
 
 }  // namespace
 
 std::vector<MethodEntry> MujocoMethodEntries() {
-  return {{"mujoco",
-           "MuJoCo 2.2.2 peer engine in joint coordinates, built from the problem's model "
-           "structure (fixed step)",
-           "MuJoCo 2.2.2 (Debian)",
-           true,
-           false,
-           {{"integrator",
-             "rk4",
-             "MuJoCo integrator: rk4 (mjINT_RK4), euler (semi-implicit), implicit",
-             {"rk4", "euler", "implicit"}}},
-           [](const ParameterSet& p) { return std::make_unique<MujocoMethod>(p); },
-           nullptr,
-           // Default integrator rk4: MuJoCo's mjINT_RK4, the classical 4-stage Runge-Kutta
-           // (engine_forward.c mj_RungeKutta, Butcher tableau of RK4) on the joint-coordinate
-           // ODE, order 4. Joint coordinates without loops: the problem's coordinates are
-           // reconstructed from the bodies' motions, so its constraints hold to rounding.
-           MethodPromises::FixedStep(4).Position().Velocity()}};
+  return {
+      {"mujoco",
+       "MuJoCo 2.2.2 peer engine in joint coordinates, built from the problem's model "
+       "structure (fixed step)",
+       "MuJoCo 2.2.2 (Debian)",
+       true,
+       false,
+       {{"integrator",
+         "rk4",
+         "MuJoCo integrator: rk4 (mjINT_RK4), euler (semi-implicit), implicit",
+         {"rk4", "euler", "implicit"}},
+        {"loops",
+         "none",
+         "kinematic loops (cut joints): none (not_applicable) or connect (MuJoCo's soft connect "
+         "equality constraints: the closure drifts, docs/methods/mujoco.md)",
+         {"none", "connect"}},
+        {"loop_timeconst_h", "2", "loops=connect: solref time constant in steps h", {}, 2.0, 1e6},
+        {"loop_solimp",
+         "0.9999",
+         "loops=connect: solimp impedance d0 = d_width",
+         {},
+         1e-4,
+         0.9999}},
+       [](const ParameterSet& p) { return std::make_unique<MujocoMethod>(p); },
+       nullptr,
+       // Default integrator rk4: MuJoCo's mjINT_RK4, the classical 4-stage Runge-Kutta
+       // (engine_forward.c mj_RungeKutta, Butcher tableau of RK4) on the joint-coordinate
+       // ODE, order 4. Joint coordinates without loops: the problem's coordinates are
+       // reconstructed from the bodies' motions, so its constraints hold to rounding.
+       MethodPromises::FixedStep(4).Position().Velocity()}};
 }
 
 }  // namespace mbb
