@@ -254,6 +254,26 @@ class Builder {
           x = "<joint type=\"ball\" pos=\"" + Vec(child_point) + "\"/>";
         }
         break;
+      case JointKind::kCylindrical:
+      case JointKind::kPlanar: {
+        // Slides first, then the hinge: MuJoCo applies a body's joints in order, so the
+        // slides keep the parent's directions and the hinge turns about the axis through
+        // the joint point wherever the slides took it.
+        if (planar_) return what + " in a planar model";
+        if (point) return what + " on point mass '" + body.name + "'";
+        if (axis_global.norm() == 0.0) return what + ": no axis";
+        const V3 axis = axis_in_child(axis_global);
+        if (jd.kind == JointKind::kCylindrical) {
+          x = "<joint type=\"slide\" axis=\"" + Vec(axis) + "\"/>";
+        } else {  // the axis is the plane's normal
+          V3 u, w;
+          PerpendicularPair(axis_global.normalized(), u, w);
+          x = "<joint type=\"slide\" axis=\"" + Vec(axis_in_child(u)) +
+              "\"/><joint type=\"slide\" axis=\"" + Vec(axis_in_child(w)) + "\"/>";
+        }
+        x += "<joint type=\"hinge\" pos=\"" + Vec(child_point) + "\" axis=\"" + Vec(axis) + "\"/>";
+        break;
+      }
       case JointKind::kFixed:
         x.clear();
         break;
