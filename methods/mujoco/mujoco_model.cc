@@ -20,9 +20,12 @@
 //    rod's own axis it only carries a spin that no load excites.
 //  - Forces: gravity -> mjOption gravity; a torsional spring-damper between two bodies
 //    joined by a tree hinge -> the hinge's stiffness, springref and damping (MuJoCo's passive
-//    force, -k (q - q_spring) - c q').
-//  - Refused (not_applicable naming the element): cut joints (kinematic loops: connect /
-//    weld equality constraints are not translated yet), drivers, other joints and forces.
+//    force, -k (q - q_spring) - c q'); applied forces and torques (their time laws at the
+//    stage's time) and translational spring-dampers -> qfrc_passive through MuJoCo's
+//    passive-force callback (PassiveLoads), for the model the thread is running.
+//  - Cut joints: refused by default; loops=connect closes revolute and spherical ones with
+//    soft connect equality constraints (LoopClosure). Refused (not_applicable naming the
+//    element): drivers, other joints and forces.
 #include "methods/mujoco/mujoco_model.h"
 
 #include <Eigen/Geometry>
@@ -171,8 +174,11 @@ class Builder {
     std::string full;
     if (d.kind == BodyKind::kRigid) {
       if (planar_) {
-        const double j = d.inertia(0, 0);  // planar: J about z; only Izz ever acts
-        full = Num(j) + " " + Num(j) + " " + Num(j) + " 0 0 0";
+        // Planar: J about z; only Izz ever acts. A body without rotational inertia (the
+        // stiff pendulum's bob, J = 0) gets the point masses' stand-in, 10 mjMINVAL.
+        const double j = std::max(d.inertia(0, 0), 10.0 * mjMINVAL);
+        return "<inertial pos=\"" + Vec(com) + "\" mass=\"" + Num(d.mass) + "\" diaginertia=\"" +
+               Num(j) + " " + Num(j) + " " + Num(j) + "\"/>";
       } else {
         full = Num(d.inertia(0, 0)) + " " + Num(d.inertia(1, 1)) + " " + Num(d.inertia(2, 2)) +
                " " + Num(d.inertia(0, 1)) + " " + Num(d.inertia(0, 2)) + " " + Num(d.inertia(1, 2));
@@ -380,10 +386,32 @@ class Builder {
         }
         return what + ": a torsional spring between bodies not joined by a tree hinge";
       }
+      case ForceKind::kForce:
+      case ForceKind::kTorque:
+      case ForceKind::kSpringDamper: {
+        MujocoModel::Load load;
+        load.kind = f.kind == ForceKind::kForce    ? MujocoModel::Load::Kind::kForce
+                    : f.kind == ForceKind::kTorque ? MujocoModel::Load::Kind::kTorque
+                                                   : MujocoModel::Load::Kind::kSpringDamper;
+        const int ia = Index(f.body_a);
+        const int ib = f.kind == ForceKind::kSpringDamper ? Index(f.body_b) : -1;
+        if (f.kind != ForceKind::kSpringDamper && ia < 0) return {};  // on the ground
+        load.body_a = ia;  // model indices here, MuJoCo ids after compiling
+        load.body_b = ib;
+        load.point_a = FrameRot(ia).transpose() * (StartPoint(ia, f.point_a) - FramePos(ia));
+        load.point_b = FrameRot(ib).transpose() * (StartPoint(ib, f.point_b) - FramePos(ib));
+        load.vector = f.vector;
+        if (planar_ && f.kind == ForceKind::kTorque) load.vector = V3(0, 0, f.vector.z());
+        if (planar_ && f.kind == ForceKind::kForce) load.vector.z() = 0.0;
+        load.law = f.law;
+        load.stiffness = f.stiffness;
+        load.damping = f.damping;
+        load.rest_length = f.rest_length;
+        out_.loads.push_back(load);
+        return {};
+      }
       default:
-        return what +
-               " is not translated by the MuJoCo peer (gravity and tree-hinge "
-               "torsional springs only)";
+        return what + " is not translated by the MuJoCo peer";
     }
   }
 
@@ -421,13 +449,75 @@ mjModel* LoadXml(const std::string& xml, std::string& why_not) {
   return model;
 }
 
+thread_local const MujocoModel* current_model = nullptr;
+
+// A point of MuJoCo body k given in its frame: global position and velocity.
+void PointMotion(const mjModel* m, const mjData* d, int k, const V3& local, V3& p, V3& v) {
+  if (k <= 0) {
+    p = local;
+    v.setZero();
+    return;
+  }
+  Eigen::Map<const Eigen::Matrix<mjtNum, 3, 3, Eigen::RowMajor>> r(d->xmat + 9 * k);
+  p = V3(d->xpos[3 * k], d->xpos[3 * k + 1], d->xpos[3 * k + 2]) + r * local;
+  mjtNum vel[6];  // (angular; linear) at the centre of mass, global
+  mj_objectVelocity(m, d, mjOBJ_BODY, k, vel, 0);
+  const V3 com(d->xipos[3 * k], d->xipos[3 * k + 1], d->xipos[3 * k + 2]);
+  v = V3(vel[3], vel[4], vel[5]) + V3(vel[0], vel[1], vel[2]).cross(p - com);
+}
+
+void Apply(const mjModel* m, mjData* d, int k, const V3& force, const V3& torque, const V3& p) {
+  if (k <= 0) return;  // the world takes it
+  mjtNum f[3] = {force.x(), force.y(), force.z()}, t[3] = {torque.x(), torque.y(), torque.z()};
+  mjtNum at[3] = {p.x(), p.y(), p.z()};
+  mj_applyFT(m, d, f, t, at, k, d->qfrc_passive);
+}
+
+// mjcb_passive: MuJoCo calls it at the end of its passive forces, at every force
+// evaluation (each RK4 stage, d->time at the stage's time), after the position and velocity
+// stages. Adds the current model's loads to qfrc_passive.
+void PassiveLoads(const mjModel* m, mjData* d) {
+  const MujocoModel* model = current_model;
+  if (!model || model->model != m) return;
+  using Kind = MujocoModel::Load::Kind;
+  const V3 zero = V3::Zero();
+  for (const MujocoModel::Load& load : model->loads) {
+    V3 pa, va, pb, vb;
+    PointMotion(m, d, load.body_a, load.point_a, pa, va);
+    switch (load.kind) {
+      case Kind::kForce:
+        Apply(m, d, load.body_a, load.law.Eval(d->time) * load.vector, zero, pa);
+        break;
+      case Kind::kTorque:
+        Apply(m, d, load.body_a, zero, load.law.Eval(d->time) * load.vector, pa);
+        break;
+      case Kind::kSpringDamper: {
+        PointMotion(m, d, load.body_b, load.point_b, pb, vb);
+        const V3 delta = pb - pa;
+        const double length = delta.norm();
+        if (length == 0.0) break;  // no direction: no force (as a zero-length spring)
+        const V3 u = delta / length;
+        // Tension k (L - L0) + c L' pulls b towards a.
+        const double tension =
+            load.stiffness * (length - load.rest_length) + load.damping * u.dot(vb - va);
+        Apply(m, d, load.body_a, tension * u, zero, pa);
+        Apply(m, d, load.body_b, -tension * u, zero, pb);
+        break;
+      }
+    }
+  }
+}
+
 }  // namespace
+
+void MujocoModel::MakeCurrent(const MujocoModel* model) { current_model = model; }
 
 void InstallMujocoHandlers() {
   static std::once_flag once;
   std::call_once(once, [] {
     mju_user_error = ThrowingError;
     mju_user_warning = KeepingWarning;
+    mjcb_passive = PassiveLoads;
   });
 }
 
@@ -491,6 +581,10 @@ std::unique_ptr<MujocoModel> BuildMujocoModel(const Problem& problem, const Mujo
     out->body_id.resize(nb);
     for (size_t b = 0; b < nb; ++b)
       out->body_id[b] = mj_name2id(out->model, mjOBJ_BODY, ("b" + std::to_string(b)).c_str());
+    for (MujocoModel::Load& load : out->loads) {  // model indices -> MuJoCo ids (0: world)
+      load.body_a = load.body_a < 0 ? 0 : out->body_id[load.body_a];
+      load.body_b = load.body_b < 0 ? 0 : out->body_id[load.body_b];
+    }
     // qvel at t0: least squares on every body's centre-of-mass Jacobians, J qvel = the
     // bodies' velocities from v0 (exact for a v0 the joints allow; the check below tells).
     mjModel* m = out->model;

@@ -54,6 +54,19 @@ struct MujocoModel {
   Eigen::VectorXd qvel0;           // MuJoCo's qvel at t0 (from v0)
   std::vector<BodyMotion> motion;  // buffer for the mapping, also the previous values
   std::vector<BodyMotion> start;   // every body at t0
+  /// Loads MuJoCo has no element for, applied by the passive-force callback
+  /// (mjcb_passive) at every force evaluation while this model runs (MakeCurrent).
+  struct Load {
+    enum class Kind { kForce, kTorque, kSpringDamper } kind = Kind::kForce;
+    int body_a = -1, body_b = -1;      // MuJoCo body ids (0: the world)
+    Eigen::Vector3d point_a, point_b;  // in the MuJoCo bodies' frames
+    Eigen::Vector3d vector;            // force or torque (global), times law(t)
+    TimeLaw law;
+    double stiffness = 0, damping = 0, rest_length = 0;
+  };
+  std::vector<Load> loads;
+  /// Makes this model's loads the ones the callback applies on this thread (null: none).
+  static void MakeCurrent(const MujocoModel* model);
 };
 
 /// How the model is built and stepped (the method's parameters and the run's h).

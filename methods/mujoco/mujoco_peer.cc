@@ -64,6 +64,11 @@ class MujocoMethod final : public Method {
     LibraryRunLoop loop(settings, observer);
     mjModel* m = model->model;
     mjData* d = model->data;
+    // The passive-force callback applies this model's loads on this thread (mujoco_model.h).
+    struct Current {
+      explicit Current(const MujocoModel* m) { MujocoModel::MakeCurrent(m); }
+      ~Current() { MujocoModel::MakeCurrent(nullptr); }
+    } current(model.get());
     try {
       model->SetInitial();
       d->time = settings.t0;
