@@ -105,6 +105,17 @@ TEST_CASE("a MuJoCo error throws instead of ending the process", "[mujoco]") {
   // a whole batch. The peer's handler throws MujocoError instead.
   InstallMujocoHandlers();
   CHECK_THROWS_AS(mju_error("deliberate test error"), MujocoError);
+  // MuJoCo meets a huge acceleration with a warning and a silent reset to qpos0; the peer
+  // ends the run unstable there instead of going on from the reset (g = 1e12 m/s^2: qacc
+  // above MuJoCo's 1e10 on the first step).
+  RunSpec spec;
+  spec.problem = "planar_pendulum";
+  spec.method = "mujoco";
+  spec.problem_parameters = ParameterSet(std::map<std::string, std::string>{{"g", "1e12"}});
+  spec.repeats = 0;
+  const RunRecord reset = Execute(spec);
+  CHECK(reset.status == RunStatus::kUnstable);
+  CHECK(reset.message.find("QACC") != std::string::npos);
   // A stack overflow inside MuJoCo's own C code (mj_stackAlloc): the exception crosses
   // the library's frames and the model stays usable for a run.
   std::string why_not;

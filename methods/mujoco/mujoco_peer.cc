@@ -21,6 +21,7 @@
 
 #include "methods/common/run_loop.h"
 #include "methods/mujoco/mujoco_model.h"
+#include "problems/format.h"
 
 namespace mbb {
 namespace {
@@ -83,17 +84,17 @@ class MujocoMethod final : public Method {
           const int bad_before = WarningCount(d, mjWARN_BADQPOS) + WarningCount(d, mjWARN_BADQVEL) +
                                  WarningCount(d, mjWARN_BADQACC);
           mj_step(m, d);
-          ++outcome.counters.steps;
           if (WarningCount(d, mjWARN_BADQPOS) + WarningCount(d, mjWARN_BADQVEL) +
                   WarningCount(d, mjWARN_BADQACC) >
               bad_before) {
             loop.End(RunStatus::kUnstable,
-                     "step " + std::to_string(k) + " (t = " + std::to_string(t_next) +
+                     "step " + std::to_string(k) + " (t = " + FormatNumber(t_next) +
                          "): MuJoCo found a non-finite or huge state and reset it (" +
                          LastMujocoWarning() + ")");
             break;
           }
-          d->time = t_next;  // no rounding drift of the accumulated time
+          ++outcome.counters.steps;  // accepted (a reset step is not)
+          d->time = t_next;          // no rounding drift of the accumulated time
           model->ToProblem(q, v);
           if (!loop.AcceptStep({t_next, q, v})) break;
         }
