@@ -49,7 +49,7 @@ TEST_CASE("the MuJoCo peer engine reproduces the references of the problems it m
   CHECK(fine.metrics.error->position_max_rel < coarse.metrics.error->position_max_rel / 3.0);
   // Cylindrical and planar joints (slides, then a hinge) on a free body: second order as
   // the free joint's quaternion is (above). At the problems' default h: cylindrical_pair
-  // 3.0e-9 (h = 1e-4), planar_pair 7.5e-9 (h = 1e-5), simbody 2.5e-13 and 1.1e-12; 1e-7
+  // 3.0e-9 (h = 1e-4), planar_pair 7.5e-9 (h = 1e-5); simbody at h = 1e-4 2.5e-13, 1.1e-12; 1e-7
   // leaves a factor 33.
   for (const std::string problem : {"cylindrical_pair", "planar_pair"}) {
     const RunRecord r = RunQuiet(problem);

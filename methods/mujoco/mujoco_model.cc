@@ -6,7 +6,8 @@
 //    reference configuration (qpos0) is the problem's initial pose. A planar model
 //    (dimension 2) is built in MuJoCo's X-Y plane, rotations about Z.
 //  - Tree joints: revolute -> hinge (axis z in a planar model, the joint axis in a spatial
-//    one), prismatic -> slide, spherical -> ball, fixed -> no joint (welded). A body without
+//    one), prismatic -> slide, spherical -> ball, cylindrical -> slide then hinge,
+//    planar (spatial) -> two slides then a hinge, fixed -> no joint (welded). A body without
 //    a tree joint is free: a free joint (spatial rigid body), slides x, y, z (spatial point
 //    mass), slides x, y and a hinge z (planar rigid body), slides x, y (planar point mass).
 //  - A point mass has no rotational inertia. A distance joint ending at its centre (the
