@@ -10,6 +10,9 @@
 #include "methods/partitioning/partitioning_methods.h"
 #include "methods/qr/qr_projection.h"
 #include "methods/recursive/recursive_methods.h"
+#ifdef MBBENCH_WITH_MUJOCO
+#include "methods/mujoco/mujoco_peer.h"
+#endif
 #ifdef MBBENCH_WITH_SIMBODY
 #include "methods/simbody/simbody_peer.h"
 #endif
@@ -26,6 +29,9 @@ const std::vector<MethodEntry>& MethodRegistry() {
     families.push_back(PartitioningMethodEntries);
     families.push_back(EnergyMomentumMethodEntries);
     families.push_back(RecursiveMethodEntries);
+#ifdef MBBENCH_WITH_MUJOCO  // optional: the peer needs libmujoco-dev
+    families.push_back(MujocoMethodEntries);
+#endif
 #ifdef MBBENCH_WITH_SIMBODY  // optional: the peer needs libsimbody-dev
     families.push_back(SimbodyMethodEntries);
 #endif

@@ -1029,7 +1029,11 @@ FormulatedModel FormulateJointTree(const ModelDescription& stated) {
       SpatialJointCoordinatesOf(dae->bodies(), FramesOfBodies(dae->bodies(), motion), qq, vv);
       return;
     }
-    Vector pp(dae->num_absolute()), ppv(dae->num_absolute());
+    // Per-thread buffers: a peer engine maps every step through here (the MuJoCo peer's
+    // allocation check), so no allocation once sized.
+    thread_local Vector pp, ppv;
+    pp.resize(dae->num_absolute());
+    ppv.resize(dae->num_absolute());
     CoordinatesFromBodies(*planar_blocks, motion, pp, ppv);
     JointCoordinatesFromAbsolute(dae->bodies(), pp, ppv, qq, vv);
   };
