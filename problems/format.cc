@@ -19,4 +19,19 @@ std::string FormatNumber(double x, int significant) {
   return s.substr(0, e + 1) + exponent + s.substr(digits);
 }
 
+std::string OneLine(const std::string& text) {
+  std::string out;
+  bool space = false;
+  for (char c : text) {
+    if (c == '\n' || c == '\r' || c == '\t' || c == ' ') {
+      space = !out.empty();
+      continue;
+    }
+    if (space) out += ' ';
+    space = false;
+    out += c;
+  }
+  return out;
+}
+
 }  // namespace mbb

@@ -12,4 +12,9 @@ namespace mbb {
 /// shorter; no trailing zeros), the exponent without '+' or leading zeros ("2.5e-7", "1e12").
 std::string FormatNumber(double x, int significant = 6);
 
+/// `text` on one line, runs of whitespace (newlines, tabs, spaces) collapsed to one space and
+/// trimmed: a library's multi-line message (SimTK exceptions, MuJoCo's compiler errors) for
+/// a result's message and the tables that quote it.
+std::string OneLine(const std::string& text);
+
 }  // namespace mbb

@@ -57,23 +57,6 @@ thread_local std::string last_warning;
 void ThrowingError(const char* message) { throw MujocoError(message); }
 void KeepingWarning(const char* message) { last_warning = message; }
 
-// MuJoCo's compiler messages span lines ("Error: ...\nObject name = b0, id = 1, ..."): one
-// line, runs of whitespace collapsed, for the result's message and the tables quoting it.
-std::string OneLine(const std::string& text) {
-  std::string out;
-  bool space = false;
-  for (char c : text) {
-    if (c == '\n' || c == '\r' || c == '\t' || c == ' ') {
-      space = !out.empty();
-      continue;
-    }
-    if (space) out += ' ';
-    space = false;
-    out += c;
-  }
-  return out;
-}
-
 std::string Num(double x) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.17g", x);

@@ -17,27 +17,10 @@
 
 #include "methods/common/run_loop.h"
 #include "methods/simbody/simbody_model.h"
+#include "problems/format.h"
 
 namespace mbb {
 namespace {
-
-// SimTK exceptions span several indented lines ("SimTK Exception thrown at ...:\n  Integrator
-// step failed at time ... because:\n..."): one line, runs of whitespace collapsed, for the
-// result's message and the tables that quote it.
-std::string OneLine(const std::string& text) {
-  std::string out;
-  bool space = false;
-  for (char c : text) {
-    if (c == '\n' || c == '\r' || c == '\t' || c == ' ') {
-      space = !out.empty();
-      continue;
-    }
-    if (space) out += ' ';
-    space = false;
-    out += c;
-  }
-  return out;
-}
 
 class SimbodyMethod final : public Method {
  public:
