@@ -195,4 +195,34 @@ TEST_CASE("merge_shards.sh refuses a missing or killed shard and moves nothing",
   }
 }
 
+TEST_CASE("submit.sh submits the array with absolute paths and an afterok merge", "[experiments]") {
+  const fs::path dir = ScratchDirectory("experiments_cluster_submit");
+  const std::string experiment = std::string(MBBENCH_DOC_EXPERIMENTS_DIR) + "/parameter_study.json";
+  REQUIRE(RunCli({"sweep", experiment, "--out", (dir / "one").string()}) == 0);
+  const std::string scripts = MBBENCH_CLUSTER_SCRIPTS_DIR;
+  fs::create_directories(dir / "bin");
+  fs::create_symlink(fs::path(scripts) / ".." / ".." / "tests" / "fake_sbatch.sh",
+                     dir / "bin" / "sbatch");
+  // From another directory, with a relative OUT: the jobs must get absolute paths.
+  const std::string command = "cd '" + dir.string() + "' && PATH='" + (dir / "bin").string() +
+                              ":'\"$PATH\" FAKE_SBATCH_LOG='" + (dir / "sbatch.log").string() +
+                              "' MBBENCH='" + std::string(MBBENCH_EXE) + "' '" + scripts +
+                              "/submit.sh' '" + experiment + "' sharded 3 --jobs 1 >/dev/null";
+  REQUIRE(ShellExit(command) == 0);
+  std::ifstream log(dir / "sbatch.log");
+  std::string array_line, merge_line;
+  std::getline(log, array_line);
+  std::getline(log, merge_line);
+  CHECK_THAT(array_line, Catch::Contains("--array=0-2") &&
+                             Catch::Contains("--output=" + (dir / "sharded" / "logs").string()) &&
+                             Catch::Contains("MBBENCH=/") &&
+                             Catch::Contains((dir / "sharded").string() + " 3 --jobs 1"));
+  CHECK_THAT(merge_line, Catch::Contains("--dependency=afterok:1001") &&
+                             Catch::Contains("merge_shards.sh' '" + (dir / "sharded").string()));
+  const json one_index = json::parse(std::ifstream(dir / "one" / "index.json"));
+  const json merged_index = json::parse(std::ifstream(dir / "sharded" / "index.json"));
+  CHECK(merged_index.at("runs").size() == one_index.at("runs").size());
+  CHECK(ShellExit("'" + scripts + "/submit.sh' '" + experiment + "' x 0 2>/dev/null") == 2);
+}
+
 }  // namespace mbb
