@@ -184,6 +184,9 @@ TEST_CASE("merge_shards.sh refuses a missing or killed shard and moves nothing",
   REQUIRE(ShellExit("SLURM_ARRAY_TASK_ID=1 SLURM_ARRAY_TASK_COUNT=1 " + sbatch +
                     " 3 >/dev/null 2>&1") == 0);
   REQUIRE(ShellExit(merge) == 0);
+  CHECK(ShellExit(merge + " 2>/dev/null") == 0);  // merging twice is a no-op
+  CHECK(ShellExit("'" + scripts + "/merge_shards.sh' '" + (dir / "none").string() +
+                  "' 2>/dev/null") == 2);
   const json one_index = json::parse(std::ifstream(dir / "one" / "index.json"));
   const json merged_index = json::parse(std::ifstream(sharded / "index.json"));
   REQUIRE(merged_index.at("runs").size() == one_index.at("runs").size());

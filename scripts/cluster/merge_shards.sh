@@ -8,12 +8,18 @@
 # must agree on N, and no result name may be present twice. Otherwise exit 1 naming the
 # missing or unfinished shards, and nothing is moved.
 #
+# A directory merged already (no shard-* directories, an index.json) is left as it is, exit 0.
+#
 # usage: scripts/cluster/merge_shards.sh OUT
 set -euo pipefail
 out=${1:?usage: $0 OUT}
 shopt -s nullglob
 shards=("$out"/shard-*/)
 if [ ${#shards[@]} -eq 0 ]; then
+  if [ -f "$out/index.json" ] && ! grep -q '"name": ".* shard [0-9]*/[0-9]*"' "$out/index.json"; then
+    echo "$0: $out is merged already (no shard-* directories, one index.json); nothing to do" >&2
+    exit 0  # merging twice is a no-op
+  fi
   echo "$0: no shard-* directories in $out" >&2
   exit 2
 fi
