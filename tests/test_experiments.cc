@@ -1,6 +1,8 @@
 // The experiment-file format: the documented examples (docs/experiments/) run, matrix lists
 // expand to every combination, model files are found relative to the experiment, and an
 // oversized or ill-typed experiment is refused before anything is expanded or run.
+#include <sys/wait.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -132,6 +134,98 @@ TEST_CASE("the GNU parallel recipe's merged shards equal a one-machine sweep", "
     CHECK(a == b);  // runs are deterministic: equal to the last bit, timings aside
   }
   CHECK_FALSE(fs::exists(fs::path(sharded) / "shard-0"));
+}
+
+namespace {
+
+// The exit status of a shell command (std::system returns a wait status).
+int ShellExit(const std::string& command) {
+  const int status = std::system(command.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+}  // namespace
+
+TEST_CASE("merge_shards.sh refuses a missing or killed shard and moves nothing", "[experiments]") {
+  const fs::path dir = ScratchDirectory("experiments_cluster_failures");
+  const std::string experiment = std::string(MBBENCH_DOC_EXPERIMENTS_DIR) + "/parameter_study.json";
+  REQUIRE(RunCli({"sweep", experiment, "--out", (dir / "one").string()}) == 0);
+  const std::string scripts = MBBENCH_CLUSTER_SCRIPTS_DIR;
+  const fs::path sharded = dir / "sharded";
+  const std::string merge = "'" + scripts + "/merge_shards.sh' '" + sharded.string() + "'";
+  // Shards 0 and 2 of 3 only, shard 2 killed before it wrote its index.
+  REQUIRE(RunCli({"sweep", experiment, "--shard", "0/3", "--out", sharded.string()}) == 0);
+  REQUIRE(RunCli({"sweep", experiment, "--shard", "2/3", "--out", sharded.string()}) == 0);
+  fs::remove(sharded / "shard-2" / "index.json");
+  const auto files_in = [](const fs::path& d) {
+    size_t n = 0;
+    for (const auto& e : fs::directory_iterator(d)) n += e.is_regular_file();
+    return n;
+  };
+  const size_t shard0_files = files_in(sharded / "shard-0");
+  CHECK(ShellExit(merge + " 2>" + (dir / "err1").string()) == 1);
+  std::string err((std::istreambuf_iterator<char>(std::ifstream(dir / "err1").rdbuf())), {});
+  CHECK_THAT(err, Catch::Contains("shard-2: unfinished"));
+  CHECK(files_in(sharded / "shard-0") == shard0_files);  // nothing moved
+  CHECK_FALSE(fs::exists(sharded / "index.json"));
+  // Shard 2 rerun: now shard 1 of 3 is named as missing, with its rerun.
+  REQUIRE(RunCli({"sweep", experiment, "--shard", "2/3", "--out", sharded.string()}) == 0);
+  CHECK(ShellExit(merge + " 2>" + (dir / "err2").string()) == 1);
+  err.assign(std::istreambuf_iterator<char>(std::ifstream(dir / "err2").rdbuf()), {});
+  CHECK_THAT(err, Catch::Contains("shard 1 of 3") && Catch::Contains("--shard 1/3"));
+  CHECK(files_in(sharded / "shard-0") == shard0_files);
+  // Shard 1 resubmitted alone through the Slurm script (N given, task id 1): the merge
+  // succeeds and equals the one-machine sweep.
+  const std::string sbatch = "MBBENCH='" + std::string(MBBENCH_EXE) + "' bash '" + scripts +
+                             "/slurm_sweep.sbatch' '" + experiment + "' '" + sharded.string() + "'";
+  CHECK(ShellExit("env -u SLURM_ARRAY_TASK_ID " + sbatch + " 3 2>/dev/null") == 2);
+  CHECK(ShellExit("SLURM_ARRAY_TASK_ID=3 " + sbatch + " 3 2>/dev/null") == 2);
+  CHECK(ShellExit("SLURM_ARRAY_TASK_ID=1 " + sbatch + " 0 2>/dev/null") == 2);
+  REQUIRE(ShellExit("SLURM_ARRAY_TASK_ID=1 SLURM_ARRAY_TASK_COUNT=1 " + sbatch +
+                    " 3 >/dev/null 2>&1") == 0);
+  REQUIRE(ShellExit(merge) == 0);
+  CHECK(ShellExit(merge + " 2>/dev/null") == 0);  // merging twice is a no-op
+  CHECK(ShellExit("'" + scripts + "/merge_shards.sh' '" + (dir / "none").string() +
+                  "' 2>/dev/null") == 2);
+  const json one_index = json::parse(std::ifstream(dir / "one" / "index.json"));
+  const json merged_index = json::parse(std::ifstream(sharded / "index.json"));
+  REQUIRE(merged_index.at("runs").size() == one_index.at("runs").size());
+  for (const auto& run : one_index.at("runs")) {
+    const std::string file = run.at("file");
+    INFO(file);
+    CHECK(WithoutTimings(json::parse(std::ifstream(dir / "one" / file))) ==
+          WithoutTimings(json::parse(std::ifstream(sharded / file))));
+  }
+}
+
+TEST_CASE("submit.sh submits the array with absolute paths and an afterok merge", "[experiments]") {
+  const fs::path dir = ScratchDirectory("experiments_cluster_submit");
+  const std::string experiment = std::string(MBBENCH_DOC_EXPERIMENTS_DIR) + "/parameter_study.json";
+  REQUIRE(RunCli({"sweep", experiment, "--out", (dir / "one").string()}) == 0);
+  const std::string scripts = MBBENCH_CLUSTER_SCRIPTS_DIR;
+  fs::create_directories(dir / "bin");
+  fs::create_symlink(fs::path(scripts) / ".." / ".." / "tests" / "fake_sbatch.sh",
+                     dir / "bin" / "sbatch");
+  // From another directory, with a relative OUT: the jobs must get absolute paths.
+  const std::string command = "cd '" + dir.string() + "' && PATH='" + (dir / "bin").string() +
+                              ":'\"$PATH\" FAKE_SBATCH_LOG='" + (dir / "sbatch.log").string() +
+                              "' MBBENCH='" + std::string(MBBENCH_EXE) + "' '" + scripts +
+                              "/submit.sh' '" + experiment + "' sharded 3 --jobs 1 >/dev/null";
+  REQUIRE(ShellExit(command) == 0);
+  std::ifstream log(dir / "sbatch.log");
+  std::string array_line, merge_line;
+  std::getline(log, array_line);
+  std::getline(log, merge_line);
+  CHECK_THAT(array_line, Catch::Contains("--array=0-2") &&
+                             Catch::Contains("--output=" + (dir / "sharded" / "logs").string()) &&
+                             Catch::Contains("MBBENCH=/") &&
+                             Catch::Contains((dir / "sharded").string() + " 3 --jobs 1"));
+  CHECK_THAT(merge_line, Catch::Contains("--dependency=afterok:1001") &&
+                             Catch::Contains("merge_shards.sh' '" + (dir / "sharded").string()));
+  const json one_index = json::parse(std::ifstream(dir / "one" / "index.json"));
+  const json merged_index = json::parse(std::ifstream(dir / "sharded" / "index.json"));
+  CHECK(merged_index.at("runs").size() == one_index.at("runs").size());
+  CHECK(ShellExit("'" + scripts + "/submit.sh' '" + experiment + "' x 0 2>/dev/null") == 2);
 }
 
 }  // namespace mbb
