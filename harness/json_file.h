@@ -198,4 +198,14 @@ class JsonDocument {
   std::string where_;
 };
 
+/// The problem and method a result or stability document describes, with their parameters,
+/// into any record with the fields problem, problem_parameters, method, method_parameters.
+template <typename Values>
+void ParseRunIdentity(const JsonDocument& d, Values& b) {
+  b.problem = d.String("problem.id");
+  b.problem_parameters = d.Strings("problem.parameters");
+  b.method = d.String("method.id");
+  b.method_parameters = d.Strings("method.parameters");
+}
+
 }  // namespace mbb

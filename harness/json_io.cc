@@ -547,15 +547,6 @@ void WriteReferenceEntry(const std::string& path, const TabulatedReference& entr
 
 namespace {
 
-// The problem and method a result or stability document describes, with their parameters.
-template <typename Values>
-void ParseRunIdentity(const JsonDocument& d, Values& b) {
-  b.problem = d.String("problem.id");
-  b.problem_parameters = d.Strings("problem.parameters");
-  b.method = d.String("method.id");
-  b.method_parameters = d.Strings("method.parameters");
-}
-
 BaselineValues ParseBaselineValues(const JsonDocument& d) {
   d.RequireSchema(kResultSchema);
   BaselineValues b;

@@ -152,10 +152,7 @@ ResultSummary ParseResultSummaryText(const std::string& text, const std::string&
   d.RequireSchema(kResultSchema);
   ResultSummary r;
   r.file = where;
-  r.problem = d.String("problem.id");
-  r.problem_parameters = d.Strings("problem.parameters");
-  r.method = d.String("method.id");
-  r.method_parameters = d.Strings("method.parameters");
+  ParseRunIdentity(d, r);
   r.status = d.String("status");
   r.message = d.OptionalString("message");
   r.h = d.NumberOrNull("settings.h");
