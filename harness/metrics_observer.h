@@ -32,13 +32,13 @@ constexpr double kEnergyBalanceFactor = 10;  // |E - E0 - W_ext| over the initia
 // |E - E0 - W_ext| over the energy the run can exchange (docs/divergence.md, runaway energy).
 constexpr double kRunawayEnergyFactor = 1e3;
 constexpr double kEnergyDriftWarning = 0.1;  // relative energy drift that warns on an ok run
-// Relative error (the outputs where the reference has them, else the positions, of the
-// reference's scale) beyond which an ok run is
-// no approximation of the solution: outputs_meaningful false with a warning naming when it
-// left. A tenth: every accurate run of the fast tier is below 1e-3; the runs above it took
-// another branch at a singular position (double_four_bar, odeint-dopri5: 1.18) or are the
-// energy-momentum schemes at the papers' coarse steps, which keep the invariants and not
-// the trajectory (gyro_top, null-space-em at dt = 0.01: 0.21 in the outputs).
+// Relative error (of the outputs where the reference has them, else of the positions, over
+// the reference's scale) beyond which an ok run is no approximation of the solution:
+// outputs_meaningful false with a warning naming when it left. A tenth: the accurate runs of
+// both tiers are below 1e-3; above it are runs that took another branch at a singular
+// position (double_four_bar, odeint-dopri5: 1.18) and the energy-momentum schemes at the
+// papers' coarse steps, which keep the invariants and not the trajectory (cylindrical_pair,
+// constrained-em: 0.15; gyro_top, null-space-em at dt = 0.01: 0.21).
 constexpr double kOutputsFarFactor = 0.1;
 // |Phi_q a - gamma| over the largest of |Phi_q a|, |gamma| seen, above which an ok run warns
 // that its accelerations and multipliers are not those of the constrained motion: a method
@@ -93,6 +93,7 @@ class MetricsObserver final : public StepObserver {
   bool keep_series_;
   const StabilityBand* band_;
   std::unique_ptr<DaeWorkspace> ws_;
+  mutable Vector reference_sign_;  // DistanceToReference's +-1 per coordinate (size n)
   Vector phi_, velocity_residual_, gamma_, accel_residual_, outputs_, ref_q_, interp_q_;
   Vector interp_v_, ref_v_, run_out_, ref_out_;
   Matrix phi_q_;
@@ -123,9 +124,8 @@ class MetricsObserver final : public StepObserver {
   int compared_ = 0;
   bool compare_outputs_ = false;  // the reference provides at least one output
   double max_output_err_ = 0.0, output_scale_ = 0.0;
-  std::optional<double> left_reference_at_;
-  double acceleration_scale_ =
-      0.0;  // max |Phi_q a|, |gamma| over the run  // first sample beyond kOutputsFarFactor
+  std::optional<double> left_reference_at_;  // first sample beyond kOutputsFarFactor
+  double acceleration_scale_ = 0.0;          // max |Phi_q a|, |gamma| over the run
   // Momenta: (linear, angular) now, at t0 and max |p - p0|, per component.
   bool has_momenta_ = false, have_momenta0_ = false;
   Eigen::Vector3d linear_, angular_, linear0_, angular0_, linear_drift_, angular_drift_;
