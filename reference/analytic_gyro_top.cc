@@ -101,8 +101,10 @@ std::optional<Reference> GyroTopReference(const Problem& problem) {
   if (bodies.size() != 1) return std::nullopt;
   const auto precession = Recognise(s, bodies[0]);
   if (!precession) return std::nullopt;
-  // The closed form must start at the problem's (q0, v0).
-  Vector q(problem.n()), v(problem.n());
+  // The closed form must start at the problem's (q0, v0). q enters as the continuity hint of
+  // CoordinatesFromBodies (a joint angle is unwrapped next to it): the start itself, never
+  // uninitialised memory, which once put the angle 2 pi k away and lost the reference.
+  Vector q = problem.q0, v = problem.v0;
   precession->At(0.0, bodies[0]);
   CoordinatesFromBodies(s, bodies, q, v);
   if ((q - problem.q0).lpNorm<Eigen::Infinity>() > 1e-12 * (1.0 + problem.q0.norm()) ||

@@ -242,7 +242,7 @@ std::optional<Reference> PendulumReference(const Problem& problem) {
 
   // The closed form must start at the problem's (q0, v0).
   std::vector<BodyMotion> bodies = start;
-  Vector q(problem.n()), v(problem.n());
+  Vector q = problem.q0, v = problem.v0;  // q0: the continuity hint (analytic_gyro_top.cc)
   GroupMotion(*group, 0.0, rate0, bodies);
   CoordinatesFromBodies(s, bodies, q, v);
   const double scale = 1.0 + problem.q0.lpNorm<Eigen::Infinity>();

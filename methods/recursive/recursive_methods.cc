@@ -389,7 +389,7 @@ class BodyCoordinateObserver final : public StepObserver {
         inner_(inner),
         p_(tree.num_absolute()),
         pv_(tree.num_absolute()),
-        q_(problem.n()),
+        q_(problem.q0),  // the continuity hint of CoordinatesFromBodies at the first sample
         v_(problem.n()),
         previous_q_(problem.q0),
         bodies_(problem.structure->model.bodies.size()) {}
