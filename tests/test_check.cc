@@ -12,6 +12,7 @@
 #include "harness/json_io.h"
 #include "harness/paper_claims.h"
 #include "harness/regression.h"
+#include "problems/problem.h"
 #include "tests/scratch_directory.h"
 
 namespace mbb {
@@ -268,6 +269,19 @@ TEST_CASE("check reruns stability baselines and judges the tier's paper claims",
   wrong["claims"][0]["baseline"] = "absent.json";
   Write(baselines / kClaimsFileName, wrong);
   CHECK(RunCli({"check", "--baseline", baselines.string()}) == 2);
+}
+
+// The fast tier is the default catalogue's results (README, docs/regression.md): every run
+// `mbbench run` makes with no -p has its baseline, under the name that run writes.
+TEST_CASE("every default catalogue run has a fast-tier baseline", "[check]") {
+  for (const auto& entry : ProblemCatalogue()) {
+    const Problem p = BuildProblem(entry.id, ParameterSet());
+    for (const auto& method : p.default_methods) {
+      const fs::path file = fs::path(MBBENCH_BASELINES_DIR) / (entry.id + "_" + method + ".json");
+      CAPTURE(file.string());
+      CHECK(fs::is_regular_file(file));
+    }
+  }
 }
 
 }  // namespace mbb
