@@ -238,6 +238,12 @@ std::string SeriesToCsv(const RunRecord& r, const std::vector<std::string>& outp
   if (multipliers)
     for (int i = 0; i < r.m; ++i) out << ",lambda" << i;
   for (const auto& name : r.extra_series_names) out << "," << name;
+  // Last, where the DAE reports them: the momenta of MomentumMetrics along the run.
+  const bool momenta = std::any_of(r.series.begin(), r.series.end(),
+                                   [](const SeriesRow& row) { return !row.momentum.empty(); });
+  if (momenta)
+    out << ",linear_momentum_x,linear_momentum_y,linear_momentum_z,angular_momentum_x,"
+           "angular_momentum_y,angular_momentum_z";
   out << "\n";
   for (const auto& row : r.series) {
     out << row.t;
@@ -254,6 +260,11 @@ std::string SeriesToCsv(const RunRecord& r, const std::vector<std::string>& outp
       }
     for (size_t i = 0; i < r.extra_series_names.size(); ++i)
       out << "," << (i < row.extra.size() ? row.extra[i] : std::nan(""));
+    if (momenta)
+      for (size_t i = 0; i < 6; ++i) {
+        out << ",";
+        if (i < row.momentum.size()) out << row.momentum[i];
+      }
     out << "\n";
   }
   return out.str();

@@ -146,7 +146,8 @@ void MetricsObserver::OnStep(const StepSample& s) {
   }
   max_q_deviation_ = std::max(max_q_deviation_, (s.q - problem_.q0).lpNorm<Eigen::Infinity>());
   max_velocity_ = std::max(max_velocity_, s.v.lpNorm<Eigen::Infinity>());
-  if (has_momenta_ && dae.CalcMomenta(*ws_, s.q, s.v, linear_, angular_)) TrackMomenta();
+  const bool momenta = has_momenta_ && dae.CalcMomenta(*ws_, s.q, s.v, linear_, angular_);
+  if (momenta) TrackMomenta();
 
   // Outputs every step when something follows them along the run: the series, the
   // revolution timer, or the unwrapping of periodic (angle) outputs.
@@ -171,6 +172,8 @@ void MetricsObserver::OnStep(const StepSample& s) {
     row.energy_balance = balance;
     row.acceleration_residual = acc_res;
     if (s.lambda) row.lambda.assign(s.lambda->data(), s.lambda->data() + s.lambda->size());
+    if (momenta)
+      row.momentum = {linear_[0], linear_[1], linear_[2], angular_[0], angular_[1], angular_[2]};
     series_.push_back(std::move(row));
   }
 

@@ -60,6 +60,9 @@ struct SeriesRow {
   double position_residual, velocity_residual, energy_balance;
   double acceleration_residual;  // NaN if the method does not report a
   std::vector<double> lambda;    // empty if the method does not report multipliers
+  // Linear momentum x, y, z then angular momentum about the origin x, y, z (the values
+  // MomentumMetrics summarises); empty if the DAE reports no momenta.
+  std::vector<double> momentum;
 };
 
 struct RunRecord {

@@ -89,6 +89,12 @@ TEST_CASE("metrics.momentum: initial values and drifts of a DAE reporting moment
   for (const SeriesRow& row : r.series) {
     const Eigen::Vector3d q(row.q[0], row.q[1], row.q[2]), v(row.v[0], row.v[1], row.v[2]);
     const Eigen::Vector3d p_lin = mass * v, p_ang = q.cross(mass * v);
+    // The series rows carry the same momenta (linear, then angular) the drifts are taken of.
+    REQUIRE(row.momentum.size() == 6);
+    for (int i = 0; i < 3; ++i) {
+      CHECK(row.momentum[i] == Approx(p_lin[i]).epsilon(1e-14).margin(1e-15));
+      CHECK(row.momentum[3 + i] == Approx(p_ang[i]).epsilon(1e-14).margin(1e-15));
+    }
     for (int i = 0; i < 3; ++i) {
       linear_drift[i] = std::max(linear_drift[i], std::abs(p_lin[i] - m.linear_initial[i]));
       angular_drift[i] = std::max(angular_drift[i], std::abs(p_ang[i] - m.angular_initial[i]));
@@ -118,6 +124,19 @@ TEST_CASE("metrics.momentum: initial values and drifts of a DAE reporting moment
   }
   CHECK(jm.at("conserved_components") == nlohmann::json::array({"angular_z"}));
   CHECK(jm.at("conserved_max_abs_drift").get<double>() == *m.conserved_max_abs_drift);
+
+  // The series CSV ends with the six momentum columns, the first row holding the initial L_z.
+  const std::string csv = SeriesToCsv(r, r.output_names);
+  const std::string header = csv.substr(0, csv.find('\n'));
+  const std::string tail =
+      ",linear_momentum_x,linear_momentum_y,linear_momentum_z,"
+      "angular_momentum_x,angular_momentum_y,angular_momentum_z";
+  REQUIRE(header.size() > tail.size());
+  CHECK(header.substr(header.size() - tail.size()) == tail);
+  const std::string first =
+      csv.substr(header.size() + 1, csv.find('\n', header.size() + 1) - header.size() - 1);
+  CHECK(std::stod(first.substr(first.rfind(',') + 1)) ==
+        Approx(m.angular_initial[2]).epsilon(1e-15));
 }
 
 TEST_CASE("metrics.momentum is absent when the DAE reports no momenta", "[metrics][momentum]") {

@@ -40,6 +40,9 @@ An entry is "reproduced" when every judged measurement passes, "differs" (with e
 measurement's difference) when one fails, "not covered" when it has no judged measurement
 (the manifest says why) and "not run" when a value's file is missing. The entry's
 `difference` text (the reason for a difference) is shown only when the verdict differs.
+page.json holds each entry's verdict and each measurement's paper text, our value as printed
+("ours") and as read ("value"), which check_docs_numbers.py compares with the numbers docs/
+quotes from the page.
 """
 import csv
 import glob
@@ -234,7 +237,7 @@ def evaluate(manifest, out):
             row = dict(m)
             try:
                 ours = read_value(out, m["value"])
-                row["ours"] = fmt(ours, m.get("format"))
+                row["ours"], row["value_read"] = fmt(ours, m.get("format")), ours
                 passed, text = judge(m["rule"], ours)
             except Missing as why:
                 row["ours"] = "(not run)"
@@ -413,7 +416,8 @@ def main(argv):
                    "entries": [{"id": e["id"], "covers": e["covers"], "verdict": e["verdict"],
                                 "verdict_text": e["verdict_text"],
                                 "measures": [{"label": r["label"], "paper": r["paper"],
-                                              "ours": r["ours"], "passed": r["passed"]}
+                                              "ours": r["ours"], "value": r.get("value_read"),
+                                              "passed": r["passed"]}
                                              for r in e["rows"]]} for e in entries]},
                   f, indent=1)
     print("page.py: wrote %s (%s)" % (os.path.join(out, "index.html"), counts(entries)))

@@ -49,7 +49,8 @@ run six_body_linkage six_body_linkage null-space-em --h 0.01 --series  # Figs 23
 
 # Plots (gnuplot, if installed): Figs 8, 9 (x, z of the gyro top's centre of mass at
 # dt = 0.05 and 0.01 with the analytic steady precession), 10 (at dt = 0.05), 13, 17, 23 (the
-# energy balance E - E0 - W of each run, which the paper shows as a flat energy line), 14, 18,
+# energy balance E - E0 - W of each run, which the paper shows as a flat energy line, and the
+# components of the angular momentum L about the origin), 14, 18,
 # 25 (the pairs' relative coordinates, the six-body linkage's joint angles) and the snapshots
 # 12, 16, 24 (snapshots.py: director triads and centres).
 col() {  # col CSV NAME: 1-based column of NAME in the CSV header
@@ -147,6 +148,20 @@ set xlabel "t [s]"; set ylabel "E - E0 - W [J]"; set format y "%.1e"
 set title "Paper 002 Fig $fig: energy balance, null-space-em, $(basename "$csv" _null-space-em.series.csv)"
 plot "$csv" using 1:$e every ::1 with lines notitle
 GP
+    # The components L_i of the angular momentum about the origin, as the paper plots them
+    # (the series' angular_momentum_* columns, written where the DAE reports momenta).
+    lx=$(col "$csv" angular_momentum_x || true) ly=$(col "$csv" angular_momentum_y || true)
+    lz=$(col "$csv" angular_momentum_z || true)
+    [ -n "$lx" ] && [ -n "$ly" ] && [ -n "$lz" ] || continue
+    gnuplot <<GP || true
+set terminal pngcairo size 800,450 noenhanced
+set datafile separator ","
+set output "$OUT/fig${fig}_angular_momentum.png"
+set xlabel "t [s]"; set ylabel "L_i [kg m^2/s]"; set key outside right; set grid
+set title "Paper 002 Fig $fig: angular momentum about the origin, null-space-em, $(basename "$csv" _null-space-em.series.csv)"
+plot "$csv" using 1:$lx with lines lw 2 title "L_1", "$csv" using 1:$ly with lines lw 2 title "L_2", \
+     "$csv" using 1:$lz with lines lw 2 title "L_3"
+GP
   done
 fi
 
@@ -234,8 +249,8 @@ pngs = sorted(os.path.basename(p) for p in glob.glob(os.path.join(out, "*.png"))
 if pngs:
     lines += ["", "Plots: " + ", ".join("`%s`" % p for p in pngs) + ". The snapshots draw "
               "each body as its director triad at its centre of mass and the centres joined in "
-              "body order (the paper draws solids); Figs 10, 13, 17, 23 show the energy balance, "
-              "the momenta are in the results (metrics.momentum)."]
+              "body order (the paper draws solids); Figs 10, 13, 17, 23 show the energy balance "
+              "and the components of L (the series' angular_momentum_* columns)."]
 open(os.path.join(out, "details.md"), "w").write("\n".join(lines) + "\n")
 print("paper002.sh: wrote " + os.path.join(out, "details.md"))
 PY
