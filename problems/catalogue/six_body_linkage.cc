@@ -82,9 +82,10 @@ Problem Build(const ParameterSet& p) {
     m.bodies.push_back(body);
   }
   m.bodies[0].twist_is_estimate = false;
-  // Joint angles about +axis (z at A1, y at A2). In this convention the paper's relation
-  // theta2 = arcsin(sin theta1 / (1 - sin theta1)) holds with both angles negated; the
-  // opposite start (theta1' = -30 here) fails at t = 0 (docs/known-failures.md).
+  // Joint angles about +axis (z at A1, y at A2). The paper's relation
+  // theta2 = arcsin(sin theta1 / (1 - sin theta1)) holds on our outputs with the two labels
+  // exchanged (its joint 1 is our A2; the reproduction page of 002, Fig 25, says why); the
+  // opposite start (theta1_dot = -30) runs too (docs/known-failures.md).
   m.bodies[0].angular_velocity = omega * axis[1];
   m.bodies[0].velocity = m.bodies[0].angular_velocity.cross(m.bodies[0].position - joint[1]);
   m.bodies[0].hold = {"wz"};

@@ -97,9 +97,9 @@ set terminal pngcairo size 800,450 noenhanced
 set datafile separator ","
 set output "$OUT/fig25_six_body_linkage_joint_angles.png"
 set xlabel "t [s]"; set ylabel "joint angle [rad]"
-set title "Paper 002 Fig 25: six-body linkage, null-space-em, dt = 0.01"
-plot "$six" using 1:$t1 every ::1 with lines title "theta1", \
-     "$six" using 1:$t2 every ::1 with lines title "theta2"
+set title "Paper 002 Fig 25: six-body linkage, null-space-em, dt = 0.01 (in the paper's labels)"
+plot "$six" using 1:$t2 every ::1 with lines title "paper theta^1 = our theta2 (joint A2)", \
+     "$six" using 1:$t1 every ::1 with lines title "paper theta^2 = our theta1 (joint A1)"
 GP
   fi
   relative() {  # relative FIG CSV TITLE OUTPUT...: outputs against t
