@@ -28,6 +28,8 @@ numbers the run wrote, never typed in the manifest:
                {"ratio": [VALUE, VALUE]}                     the first over the second
                {"norm": VALUE}                               Euclidean norm of a list
                {"absdiff": [VALUE, VALUE]}                   |first - second|
+               {"has": VALUE, "text": T}                     "yes" when T is in the value (a
+                                                             string, or one of a list's), else "no"
                FILE may be a glob (the first match, sorted, is used).
   rule         {"kind": "rel", "ref": X, "tol": T}   |ours - X| <= T |X|
                {"kind": "factor", "ref": X, "tol": F} X / F <= ours <= X F
@@ -87,6 +89,10 @@ def read_value(out, spec):
     if "absdiff" in spec:
         a, b = (read_value(out, x) for x in spec["absdiff"])
         return abs(a - b)
+    if "has" in spec:
+        value = read_value(out, spec["has"])
+        items = value if isinstance(value, list) else [value]
+        return "yes" if any(spec["text"] in str(x) for x in items) else "no"
     if "norm" in spec:
         return math.sqrt(sum(float(x) ** 2 for x in read_value(out, spec["norm"])))
     if "json" in spec:

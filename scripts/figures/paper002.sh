@@ -165,6 +165,10 @@ GP
   done
 fi
 
+# Tables III/IV, reduced column: the dt -> 0 limit cond(P^T M P) from the paper's data alone
+# (no suite code), which the page compares with our reduced numbers.
+python3 scripts/figures/reduced_mass_condition.py >"$OUT/reduced_mass_condition.txt"
+
 # index.json: every run of this recipe.
 python3 scripts/figures/index_runs.py "$OUT" "figures 002"
 
