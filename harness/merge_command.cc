@@ -270,7 +270,8 @@ void NoteStrangers(const std::string& out, const std::vector<Located>& runs) {
   size_t strangers = 0;
   for (const auto& e : fs::directory_iterator(out)) {
     const std::string name = e.path().filename().string();
-    if (!e.is_regular_file() || owned.count(name) || !ReadStoredRun(e.path().string()).readable)
+    if (!e.is_regular_file() || e.path().extension() != ".json" || owned.count(name) ||
+        !ReadStoredRun(e.path().string()).readable)
       continue;
     if (strangers++ == 0)
       std::fprintf(
@@ -355,7 +356,8 @@ int CmdMerge(const MergeOptions& o) {
   if (plan.shards == 0) {
     std::fprintf(stderr,
                  "merge: not merging: no shard in %s wrote its manifest (each was killed "
-                 "before it started); rerun every shard with the same --shard K/N\n",
+                 "before it started, or ran an mbbench older than manifests); rerun every "
+                 "shard with the same --shard K/N\n",
                  out.c_str());
     return kExitIncomplete;
   }
