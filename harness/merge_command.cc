@@ -344,7 +344,8 @@ int CmdMerge(const MergeOptions& o) {
   Plan plan;
   std::optional<json> merge_section;
   ReadShards(out, plan, merge_section);
-  const bool partial_before = merge_section && merge_section->value("partial", false);
+  const bool partial_before =
+      merge_section && merge_section->contains("partial") && (*merge_section)["partial"] == true;
   if (plan.shard_dirs.empty() && !partial_before) {
     if (!fs::exists(out + "/index.json"))
       throw InputError("merge: no shard-* directories and no index.json in " + out);
