@@ -25,10 +25,12 @@
 #include "harness/fastest.h"
 #include "harness/file_names.h"
 #include "harness/json_io.h"
+#include "harness/merge_command.h"
 #include "harness/reference_maker.h"
 #include "harness/report.h"
 #include "harness/report_analysis.h"
 #include "harness/runner.h"
+#include "harness/shard_manifest.h"
 #include "harness/stability.h"
 
 namespace mbb {
@@ -571,6 +573,17 @@ int CmdSweep(const std::string& file, const std::string& jobs_text, const std::s
       shards > 1 ? sweep.name + " shard " + std::to_string(shard) + "/" + std::to_string(shards)
                  : sweep.name;
   const std::string dir = shards > 1 ? out + "/shard-" + std::to_string(shard) : out;
+  if (shards > 1) {  // the manifest first (a shard killed at any point says what it owed);
+    // runs finished in a merged OUT are not run again (shard_manifest.h)
+    std::vector<std::string> options;
+    if (!time_limit.empty()) options = {"--time-limit", time_limit};
+    if (!max_runs_text.empty()) options.insert(options.end(), {"--max-runs", max_runs_text});
+    const std::set<std::string> merged =
+        StartShard({file, &sweep, shard, shards, out, options, force});
+    items.erase(std::remove_if(items.begin(), items.end(),
+                               [&](const BatchItem& item) { return merged.count(item.stem) > 0; }),
+                items.end());
+  }
   return RunBatch(items, dir, name, jobs, !force, ShowProgress(progress));
 }
 
@@ -864,6 +877,9 @@ int RunCli(const std::vector<std::string>& argv) {
   FastestOptions fastest_options;
   CLI::App* fastest = AddFastestCommand(app, fastest_options);
 
+  MergeOptions merge_options;
+  CLI::App* merge = AddMergeCommand(app, merge_options);
+
   if (argv.size() == 1 && argv[0] == "help") {  // the old spelling of --help
     std::fputs(app.help().c_str(), stdout);
     return kExitOk;
@@ -925,6 +941,7 @@ int RunCli(const std::vector<std::string>& argv) {
     if (export_cmd->parsed()) return CmdExport(export_dir, export_csv, export_json, export_out);
     if (reference->parsed()) return CmdReference(reference_options, samples);
     if (fastest->parsed()) return CmdFastest(fastest_options);
+    if (merge->parsed()) return CmdMerge(merge_options);
     throw InputError("no command");  // unreachable: checked above
   } catch (const InputError& e) {
     std::fprintf(stderr, "mbbench: error: %s\n", e.what());

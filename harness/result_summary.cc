@@ -14,6 +14,7 @@
 #include "harness/file_names.h"
 #include "harness/json_file.h"
 #include "harness/json_io.h"
+#include "harness/shard_manifest.h"
 
 namespace mbb {
 
@@ -43,7 +44,23 @@ namespace fs = std::filesystem;
 // skipped without a word. Anything else that is not a result document is named.
 bool IsOtherSuiteDocument(const std::string& schema) {
   return schema == kIndexSchema || schema == kStabilitySchema || schema == "mbbench.claims/1" ||
-         schema == "mbbench.fastest/1";
+         schema == "mbbench.fastest/1" || schema == kShardSchema;
+}
+
+// One run of one sweep, wherever a sharded sweep left it: OUT/NAME and OUT/shard-K/NAME with
+// the same configuration hash are the same run (a merge interrupted, a shard rerun into a
+// merged directory), counted once. Empty (never collapsed) for a result without the hash.
+std::string SweepRunKey(const fs::path& relative, const json& result) {
+  const auto hash = result.find("configuration_hash");
+  if (hash == result.end() || !hash->is_string()) return "";
+  fs::path parent = relative.parent_path();
+  if (ShardOfDirectoryName(parent.filename().string()) >= 0) parent = parent.parent_path();
+  return (parent / relative.filename()).string() + "#" + hash->get<std::string>();
+}
+
+// Whether `relative` lies in a shard directory (OUT/shard-K/NAME).
+bool InShardDirectory(const std::string& relative) {
+  return ShardOfDirectoryName(fs::path(relative).parent_path().filename().string()) >= 0;
 }
 
 bool EndsWith(const std::string& text, const std::string& tail) {
@@ -244,6 +261,7 @@ std::vector<ResultSummary> ReadResultSummaries(const std::string& dir,
       skipped->push_back({path.string(), "not a " + std::string(kResultSchema) + " document (" +
                                              what + "): skipped"});
   };
+  std::map<std::string, size_t> seen;  // SweepRunKey -> its row in `out`
   for (const auto& path : JsonFilesUnder(dir, refuse)) {
     bool ok = false;
     const std::string text = ReadText(path, &ok);
@@ -276,8 +294,21 @@ std::vector<ResultSummary> ReadResultSummaries(const std::string& dir,
       continue;
     }
     try {
-      out.push_back(ParseResultSummaryText(text, path.string()));
-      out.back().file = fs::relative(path, dir).string();
+      ResultSummary summary = ParseResultSummaryText(text, path.string());
+      summary.file = fs::relative(path, dir).string();
+      const std::string key = SweepRunKey(summary.file, j);
+      const auto [it, first] = seen.emplace(key, out.size());
+      if (key.empty() || first) {
+        out.push_back(std::move(summary));
+        continue;
+      }
+      // The same run twice: the merged copy (not in a shard directory) is the one counted.
+      ResultSummary& kept = out[it->second];
+      if (InShardDirectory(kept.file) && !InShardDirectory(summary.file)) std::swap(kept, summary);
+      if (skipped != nullptr)
+        skipped->push_back(
+            {(fs::path(dir) / summary.file).string(),
+             "the same run as " + kept.file + " (same configuration): counted once"});
     } catch (const InputError& e) {
       refuse(path, std::string("malformed result document: ") + e.what());
     }

@@ -66,7 +66,10 @@ void AddResultToIndexEntry(const std::string& dir, IndexEntry& entry);
 /// naming it. A JSON file that is not a result document is appended to `skipped` (when
 /// given) with what it is (an array, a value, no schema, another schema), except the suite's
 /// own documents that live beside results (mbbench.index/1, mbbench.stability/1,
-/// mbbench.claims/1, mbbench.fastest/1) and the export table DIR/results.json.
+/// mbbench.claims/1, mbbench.fastest/1, mbbench.shard/1) and the export table
+/// DIR/results.json. A run found both as OUT/NAME and OUT/shard-K/NAME with the same
+/// configuration hash (a sharded sweep partly merged) is read once, the OUT copy; the other
+/// is appended to `skipped` as such.
 std::vector<ResultSummary> ReadResultSummaries(const std::string& dir,
                                                std::vector<UnreadableResult>* unreadable = nullptr,
                                                std::vector<UnreadableResult>* skipped = nullptr);

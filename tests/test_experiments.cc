@@ -118,7 +118,7 @@ TEST_CASE("the GNU parallel recipe's merged shards equal a one-machine sweep", "
   REQUIRE(RunCli({"sweep", experiment, "--out", (dir / "one").string()}) == 0);
   const std::string scripts = MBBENCH_CLUSTER_SCRIPTS_DIR;
   const std::string sharded = (dir / "sharded").string();
-  const std::string command = "MBBENCH='" + std::string(MBBENCH_EXE) + "' '" + scripts +
+  const std::string command = "export MBBENCH='" + std::string(MBBENCH_EXE) + "' && '" + scripts +
                               "/parallel_sweep.sh' '" + experiment + "' '" + sharded +
                               "' 3 >/dev/null 2>&1 && '" + scripts + "/merge_shards.sh' '" +
                               sharded + "'";
@@ -146,17 +146,21 @@ int ShellExit(const std::string& command) {
 
 }  // namespace
 
-TEST_CASE("merge_shards.sh refuses a missing or killed shard and moves nothing", "[experiments]") {
+TEST_CASE("merge_shards.sh (mbbench merge) refuses a missing or killed shard and moves nothing",
+          "[experiments]") {
   const fs::path dir = ScratchDirectory("experiments_cluster_failures");
   const std::string experiment = std::string(MBBENCH_DOC_EXPERIMENTS_DIR) + "/parameter_study.json";
   REQUIRE(RunCli({"sweep", experiment, "--out", (dir / "one").string()}) == 0);
   const std::string scripts = MBBENCH_CLUSTER_SCRIPTS_DIR;
   const fs::path sharded = dir / "sharded";
-  const std::string merge = "'" + scripts + "/merge_shards.sh' '" + sharded.string() + "'";
-  // Shards 0 and 2 of 3 only, shard 2 killed before it wrote its index.
+  const std::string merge = "MBBENCH='" + std::string(MBBENCH_EXE) + "' '" + scripts +
+                            "/merge_shards.sh' '" + sharded.string() + "'";
+  // Shards 0 and 2 of 3 only, shard 2 killed before it wrote its result (its manifest, written
+  // first, says what it owed).
   REQUIRE(RunCli({"sweep", experiment, "--shard", "0/3", "--out", sharded.string()}) == 0);
   REQUIRE(RunCli({"sweep", experiment, "--shard", "2/3", "--out", sharded.string()}) == 0);
-  fs::remove(sharded / "shard-2" / "index.json");
+  REQUIRE(fs::exists(sharded / "shard-2" / "manifest.json"));
+  fs::remove(sharded / "shard-2" / "0002_n_four_bar_odeint-rk4.json");
   const auto files_in = [](const fs::path& d) {
     size_t n = 0;
     for (const auto& e : fs::directory_iterator(d)) n += e.is_regular_file();
@@ -165,7 +169,9 @@ TEST_CASE("merge_shards.sh refuses a missing or killed shard and moves nothing",
   const size_t shard0_files = files_in(sharded / "shard-0");
   CHECK(ShellExit(merge + " 2>" + (dir / "err1").string()) == 1);
   std::string err((std::istreambuf_iterator<char>(std::ifstream(dir / "err1").rdbuf())), {});
-  CHECK_THAT(err, Catch::Contains("shard-2: unfinished"));
+  CHECK_THAT(err, Catch::Contains("shard-2: unfinished") &&
+                      Catch::Contains("0002_n_four_bar_odeint-rk4.json") &&
+                      Catch::Contains("--shard 2/3"));
   CHECK(files_in(sharded / "shard-0") == shard0_files);  // nothing moved
   CHECK_FALSE(fs::exists(sharded / "index.json"));
   // Shard 2 rerun: now shard 1 of 3 is named as missing, with its rerun.
@@ -185,8 +191,8 @@ TEST_CASE("merge_shards.sh refuses a missing or killed shard and moves nothing",
                     " 3 >/dev/null 2>&1") == 0);
   REQUIRE(ShellExit(merge) == 0);
   CHECK(ShellExit(merge + " 2>/dev/null") == 0);  // merging twice is a no-op
-  CHECK(ShellExit("'" + scripts + "/merge_shards.sh' '" + (dir / "none").string() +
-                  "' 2>/dev/null") == 2);
+  CHECK(ShellExit("MBBENCH='" + std::string(MBBENCH_EXE) + "' '" + scripts + "/merge_shards.sh' '" +
+                  (dir / "none").string() + "' 2>/dev/null") == 2);
   const json one_index = json::parse(std::ifstream(dir / "one" / "index.json"));
   const json merged_index = json::parse(std::ifstream(sharded / "index.json"));
   REQUIRE(merged_index.at("runs").size() == one_index.at("runs").size());
@@ -226,6 +232,90 @@ TEST_CASE("submit.sh submits the array with absolute paths and an afterok merge"
   const json merged_index = json::parse(std::ifstream(dir / "sharded" / "index.json"));
   CHECK(merged_index.at("runs").size() == one_index.at("runs").size());
   CHECK(ShellExit("'" + scripts + "/submit.sh' '" + experiment + "' x 0 2>/dev/null") == 2);
+}
+
+}  // namespace mbb
+
+namespace mbb {
+namespace {
+
+std::string FileText(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+size_t ResultFilesIn(const fs::path& dir) {
+  size_t n = 0;
+  for (const auto& e : fs::directory_iterator(dir))
+    n += e.path().filename().string().rfind("000", 0) == 0;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("mbbench merge: partial, resumable after a merge, idempotent, one build, no duplicates",
+          "[experiments]") {
+  const fs::path dir = ScratchDirectory("experiments_merge");
+  const std::string experiment = std::string(MBBENCH_DOC_EXPERIMENTS_DIR) + "/parameter_study.json";
+  const fs::path out = dir / "sharded";
+  const auto shard = [&](const std::string& k, bool force = false) {
+    std::vector<std::string> args = {"sweep", experiment, "--shard", k, "--out", out.string()};
+    if (force) args.push_back("--force");
+    return RunCli(args);
+  };
+  REQUIRE(shard("0/3") == 0);
+  REQUIRE(shard("2/3") == 0);
+  // --partial merges shards 0 and 2 and lists shard 1's run as missing, with its rerun.
+  REQUIRE(RunCli({"merge", out.string(), "--partial"}) == 0);
+  json index = json::parse(std::ifstream(out / "index.json"));
+  CHECK(index.at("runs").size() == 3);
+  CHECK(index.at("merge").at("partial") == true);
+  REQUIRE(index.at("merge").at("missing").size() == 1);
+  CHECK(index["merge"]["missing"][0].at("file") == "0001_n_four_bar_odeint-rk4.json");
+  CHECK_THAT(index["merge"]["missing"][0].at("rerun").get<std::string>(),
+             Catch::Contains("--shard 1/3"));
+  CHECK_FALSE(fs::exists(out / "shard-0"));
+  CHECK(RunCli({"merge", out.string()}) == 1);  // still missing: a plain merge refuses
+  // A shard rerun into the merged directory runs nothing that is merged.
+  REQUIRE(shard("0/3") == 0);
+  CHECK(ResultFilesIn(out / "shard-0") == 0);
+  REQUIRE(shard("1/3") == 0);
+  REQUIRE(RunCli({"merge", out.string()}) == 0);
+  index = json::parse(std::ifstream(out / "index.json"));
+  CHECK(index.at("runs").size() == 4);
+  CHECK(index.at("merge").at("partial") == false);
+  CHECK_FALSE(fs::exists(out / "shard-1"));
+  const std::string merged_index = FileText(out / "index.json");
+  REQUIRE(RunCli({"merge", out.string()}) == 0);  // twice: nothing changes
+  CHECK(FileText(out / "index.json") == merged_index);
+  CHECK(ResultFilesIn(out) == 4);
+
+  // The same run under OUT and OUT/shard-1 (a merge interrupted): the report counts it once,
+  // and the merge collapses the two.
+  fs::create_directories(out / "shard-1");
+  fs::copy_file(out / "0001_n_four_bar_odeint-rk4.json",
+                out / "shard-1" / "0001_n_four_bar_odeint-rk4.json");
+  std::vector<UnreadableResult> unreadable, skipped;
+  CHECK(ReadResultSummaries(out.string(), &unreadable, &skipped).size() == 4);
+  REQUIRE(skipped.size() == 1);
+  CHECK_THAT(skipped[0].reason, Catch::Contains("counted once"));
+  REQUIRE(RunCli({"merge", out.string()}) == 0);
+  CHECK_FALSE(fs::exists(out / "shard-1"));
+  CHECK(ResultFilesIn(out) == 4);
+
+  // Results of another build (the commit differs) are refused, and nothing moves.
+  REQUIRE(shard("0/3", true) == 0);
+  const fs::path odd = out / "shard-0" / "0000_n_four_bar_odeint-rk4.json";
+  json result = json::parse(std::ifstream(odd));
+  result["context"]["git_commit"] = "another-build";
+  std::ofstream(odd) << result.dump(2);
+  CHECK(RunCli({"merge", out.string()}) == 2);
+  CHECK(ResultFilesIn(out / "shard-0") == 2);
+  // A shard of another N beside them: refused.
+  fs::remove_all(out / "shard-0");
+  REQUIRE(shard("1/2") == 0);
+  REQUIRE(shard("0/3", true) == 0);
+  CHECK(RunCli({"merge", out.string()}) == 2);
 }
 
 }  // namespace mbb

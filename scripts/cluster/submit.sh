@@ -32,6 +32,7 @@ array=${array%%;*}
 # shellcheck disable=SC2086
 merge=$(sbatch --parsable ${SBATCH_OPTIONS:-} --job-name=mbbench-merge \
   --dependency="afterok:$array" --output="$out/logs/merge-%j.log" \
+  --export="ALL,MBBENCH=$mbbench,MBBENCH_SETUP=$setup" \
   --wrap="'$here/merge_shards.sh' '$out'")
 merge=${merge%%;*}
 echo "array job $array (shards 0-$((n - 1)) of $n), merge job $merge (afterok:$array)"

@@ -2,8 +2,8 @@
 # Runs the sharded-sweep recipe under a real one-node Slurm (Debian's slurm-wlm and munge,
 # apt-get install slurm-wlm munge), set up here in a temporary directory on 127.0.0.1 only,
 # with private ports and no cgroups; the daemons started here are stopped by PID at the end.
-# A 4-shard array is submitted held, task 3 is cancelled with scancel, the rest run; the merge
-# must refuse and name shard 3; shard 3 is resubmitted alone (--array=3 ... 4); the merge must
+# A 4-shard array is submitted held, task 3 is cancelled with scancel, the rest run; `mbbench
+# merge` must refuse and name shard 3; shard 3 is resubmitted alone (--array=3 ... 4); the merge must
 # then succeed and equal a one-machine sweep, timings aside. Nothing may listen on a
 # non-loopback address.
 #
@@ -81,13 +81,13 @@ job=$(sb --hold --array=0-3 "$here/slurm_sweep.sbatch" "$experiment" "$out" 4)
 scancel "${job}_3"
 scontrol release "$job"
 while squeue -h -j "$job" 2>/dev/null | grep -q .; do sleep 1; done
-if "$here/merge_shards.sh" "$out" 2>"$t/merge.err"; then
+if "$mbbench" merge "$out" 2>"$t/merge.err"; then
   echo "$0: the merge did not refuse with shard 3 cancelled" >&2
   exit 1
 fi
 grep -q "shard-3: missing" "$t/merge.err" || { echo "$0: the merge did not name shard 3" >&2; cat "$t/merge.err" >&2; exit 1; }
 sb --wait --array=3 "$here/slurm_sweep.sbatch" "$experiment" "$out" 4 >/dev/null
-"$here/merge_shards.sh" "$out"
+"$mbbench" merge "$out"
 "$mbbench" sweep "$experiment" --out "$t/out/one" >/dev/null 2>&1
 python3 - "$t/out/one" "$out" <<'PY'
 import json, os, sys
