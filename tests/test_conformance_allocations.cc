@@ -10,7 +10,7 @@
 #include <atomic>
 #include <cstdio>
 
-#include "tests/conformance.h"
+#include "conformance/cases.h"
 #include "tests/run_spec.h"
 
 namespace mbb {
