@@ -1,5 +1,5 @@
 // Method conformance, the allocation promise ("inner loops allocate nothing", the project's
-// rule): for every registry entry on the conformance problems (tests/conformance.h), a run
+// rule): for every registry entry on the conformance problems (conformance/cases.h), a run
 // of twice the steps makes exactly as many heap allocations as the shorter run, so none
 // happens per step. Fixed-step modes run N and 2N steps; tolerance-controlled modes run to
 // half the horizon and to the horizon (more accepted and rejected steps). Part of the
