@@ -12,8 +12,8 @@
 //   constraints      the declared levels below 1e-8, max(1e-8, 10 rtol) adaptive, ten times
 //                    that for accelerations ("position", "velocity", "acceleration")
 //   energy           no secular drift over 20 s on the conservative variant ("energy")
-// The allocation promise needs a counting operator new, so it stays in the allocation test
-// binary (tests/test_conformance_allocations.cc).
+// The allocation promise needs a counting operator new in the test program: its check is
+// CheckAllocations (allocations.h) with the counter of allocation_counter.h.
 #pragma once
 
 #include <cstdio>

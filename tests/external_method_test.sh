@@ -2,8 +2,9 @@
 # A method kept outside the tree (examples/external_method): installs this build into a
 # temporary prefix, builds the example against it with find_package(mbbench), and checks
 # that its own mybench lists the method and runs it through run, sweep, stability, fastest
-# and report, and that its conformance test passes with the declared order 2 and fails with
-# a wrong one (3). Problems small and runs short: stiff_pendulum's minimal form, 1 s.
+# and report, and that its conformance test (allocations included, outside a sanitized
+# build) passes with the declared order 2 and fails with a wrong one (3), on the order check
+# only. Problems small and runs short: stiff_pendulum's minimal form, 1 s.
 set -euo pipefail
 build_dir=$1
 source_dir=$2
@@ -17,7 +18,7 @@ cp -r "$source_dir/examples/external_method" "$work/src"
 build() {  # build TARGET [cmake options]
   cmake -S "$work/src" -B "$work/build" -DCMAKE_PREFIX_PATH="$work/prefix" \
     -DCMAKE_BUILD_TYPE=Release -DCMAKE_EXE_LINKER_FLAGS="$link_flags" "${@:2}" >/dev/null
-  cmake --build "$work/build" --target "$1" >/dev/null
+  cmake --build "$work/build" --target "$1" --parallel 2 >/dev/null
 }
 build all
 bench=$work/build/mybench
@@ -68,6 +69,10 @@ grep -q "explicit-midpoint" fastest.txt || fail "fastest does not name the metho
 
 "$work/build/test_conformance" >conformance.txt 2>&1 ||
   { cat conformance.txt; fail "the conformance test fails with the right order"; }
+if [ -z "$link_flags" ]; then  # not sanitized: the allocation check ran too
+  grep -q "explicit-midpoint .* fixed .* allocations in" conformance.txt ||
+    { cat conformance.txt; fail "no allocation check in the conformance test"; }
+fi
 build test_conformance -DEXPLICIT_MIDPOINT_DECLARED_ORDER=3  # the method file and the test
 if "$work/build/test_conformance" -r compact >wrong.txt 2>&1; then
   cat wrong.txt
