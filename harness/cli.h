@@ -9,4 +9,11 @@ namespace mbb {
 
 int RunCli(const std::vector<std::string>& args);
 
+/// The whole CLI from a program's own main: argv[0] is the program, the rest its arguments.
+/// A consumer with its own methods calls RegisterMethods (methods/method.h) first; they are
+/// then listed, run, swept and reported beside the built-in ones.
+inline int RunCli(int argc, char** argv) {
+  return RunCli(std::vector<std::string>(argv + 1, argv + argc));
+}
+
 }  // namespace mbb

@@ -188,8 +188,15 @@ struct SettingsRead {
 SettingsRead ReadSettings(const MethodEntry& entry, const ParameterSet& method_parameters,
                           bool h_given);
 
-/// The registry, sorted by name (methods/registry.cc is the one list).
+/// The registry, sorted by name (methods/registry.cc is the one list, plus the entries given
+/// to RegisterMethods).
 const std::vector<MethodEntry>& MethodRegistry();
+/// Adds a program's own methods to the registry, beside the built-in ones: a consumer's main
+/// calls it before RunCli (harness/cli.h) and gets every command for them, and
+/// mbb::conformance::Check (conformance/conformance.h) checks their promises. Call it before
+/// the registry's first use (MethodRegistry, FindMethod); throws InputError after it, on a
+/// name already registered, and on an entry without a name or create function.
+void RegisterMethods(std::vector<MethodEntry> entries);
 /// Throws InputError listing the known names if there is none.
 const MethodEntry& FindMethod(const std::string& name);
 

@@ -1,7 +1,11 @@
 // The method registry: the one list of methods, sorted by name. A method family exposes a
 // function returning its entries; add the call here (docs/adding-a-method.md). No static
-// self-registration: the linker drops it from static libraries.
+// self-registration: the linker drops it from static libraries. A program linking mbbench
+// as a library adds its own entries with RegisterMethods before the registry's first use
+// (docs/adding-a-method.md, "Outside the tree").
 #include <algorithm>
+#include <atomic>
+#include <set>
 
 #include "methods/energy_momentum/energy_momentum_methods.h"
 #include "methods/method.h"
@@ -20,23 +24,58 @@
 
 namespace mbb {
 
-const std::vector<MethodEntry>& MethodRegistry() {
-  static const std::vector<MethodEntry> registry = [] {
-    std::vector<MethodEntry> entries;
-    using Family = std::vector<MethodEntry> (*)();
-    std::vector<Family> families = {IdaMethodEntries, ArkodeMethodEntries, OdeintMethodEntries,
-                                    NewmarkMethodEntries, QrMethodEntries};
-    families.push_back(PartitioningMethodEntries);
-    families.push_back(EnergyMomentumMethodEntries);
-    families.push_back(RecursiveMethodEntries);
+namespace {
+
+// Entries given to RegisterMethods, and whether the registry has been built (then frozen:
+// FindMethod hands out references into it).
+std::vector<MethodEntry>& RegisteredEntries() {
+  static std::vector<MethodEntry> entries;
+  return entries;
+}
+std::atomic<bool> registry_built{false};
+
+std::vector<MethodEntry> BuiltInEntries() {
+  std::vector<MethodEntry> entries;
+  using Family = std::vector<MethodEntry> (*)();
+  std::vector<Family> families = {IdaMethodEntries, ArkodeMethodEntries, OdeintMethodEntries,
+                                  NewmarkMethodEntries, QrMethodEntries};
+  families.push_back(PartitioningMethodEntries);
+  families.push_back(EnergyMomentumMethodEntries);
+  families.push_back(RecursiveMethodEntries);
 #ifdef MBBENCH_WITH_MUJOCO  // optional: the peer needs libmujoco-dev
-    families.push_back(MujocoMethodEntries);
+  families.push_back(MujocoMethodEntries);
 #endif
 #ifdef MBBENCH_WITH_SIMBODY  // optional: the peer needs libsimbody-dev
-    families.push_back(SimbodyMethodEntries);
+  families.push_back(SimbodyMethodEntries);
 #endif
-    for (Family family : families)
-      for (auto& entry : family()) entries.push_back(std::move(entry));
+  for (Family family : families)
+    for (auto& entry : family()) entries.push_back(std::move(entry));
+  return entries;
+}
+
+}  // namespace
+
+void RegisterMethods(std::vector<MethodEntry> entries) {
+  if (registry_built)
+    throw InputError(
+        "RegisterMethods after the method registry's first use: call it first in main");
+  std::set<std::string> names;
+  for (const auto& entry : BuiltInEntries()) names.insert(entry.name);
+  for (const auto& entry : RegisteredEntries()) names.insert(entry.name);
+  for (const auto& entry : entries) {
+    if (entry.name.empty() || !entry.create)
+      throw InputError("RegisterMethods: an entry needs a name and a create function");
+    if (!names.insert(entry.name).second)
+      throw InputError("RegisterMethods: method '" + entry.name + "' is already registered");
+  }
+  for (auto& entry : entries) RegisteredEntries().push_back(std::move(entry));
+}
+
+const std::vector<MethodEntry>& MethodRegistry() {
+  static const std::vector<MethodEntry> registry = [] {
+    registry_built = true;
+    std::vector<MethodEntry> entries = BuiltInEntries();
+    for (const auto& entry : RegisteredEntries()) entries.push_back(entry);
     std::sort(entries.begin(), entries.end(),
               [](const auto& a, const auto& b) { return a.name < b.name; });
     return entries;

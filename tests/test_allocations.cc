@@ -1,16 +1,15 @@
 // "Inner loops allocate nothing": counts heap allocations (operator new and malloc) in the
-// calls a step loop makes, after a warm-up call. Its own executable, because it replaces
-// operator new for the whole program.
+// calls a step loop makes, after a warm-up call. Its own executable, because the counter
+// (conformance/allocation_counter.cc) replaces operator new for the whole program.
 #include <catch2/catch.hpp>
 
-#include <atomic>
 #include <cstdlib>
 #include <map>
-#include <new>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "conformance/allocation_counter.h"
 #include "methods/common/acceleration_solver.h"
 #include "methods/common/first_order_ode.h"
 #include "methods/method.h"
@@ -19,41 +18,17 @@
 #include "problems/constraint_projection.h"
 #include "problems/problem.h"
 
-namespace {
-std::atomic<long> g_allocations{0};
-}  // namespace
-
-// Eigen allocates its dynamic matrices with std::malloc, not operator new: malloc is counted
-// too, by interposing it over glibc's (the executable's definition wins for every library
-// loaded into the process; glibc exports the real one as __libc_malloc, and its free,
-// calloc and realloc work on those blocks unchanged).
-extern "C" void* __libc_malloc(std::size_t size);
-extern "C" void* malloc(std::size_t size) {
-  ++g_allocations;
-  return __libc_malloc(size);
-}
-
-void* operator new(std::size_t size) {
-  ++g_allocations;
-  if (void* p = __libc_malloc(size ? size : 1)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-
 namespace mbb {
-
-/// The number of global operator new calls so far (test_conformance_allocations.cc).
-long AllocationCount() { return g_allocations.load(); }
-
 namespace {
+
+using conformance::AllocationCount;
 
 template <class F>
 long AllocationsIn(F&& f) {
   f();  // warm-up: first calls may size buffers
-  const long before = g_allocations.load();
+  const long before = AllocationCount();
   for (int k = 0; k < 10; ++k) f();
-  return g_allocations.load() - before;
+  return AllocationCount() - before;
 }
 
 }  // namespace
@@ -90,9 +65,9 @@ long RunAllocations(const Method& method, const Problem& p, double h, int steps,
   s.h = h;
   s.t_end = steps * h;
   NullObserver observer;
-  const long before = g_allocations.load();
+  const long before = AllocationCount();
   const RunOutcome result = method.Run(p, s, observer);
-  const long allocations = g_allocations.load() - before;
+  const long allocations = AllocationCount() - before;
   REQUIRE(result.status == RunStatus::kOk);
   if (outcome) *outcome = result;
   return allocations;
@@ -236,10 +211,10 @@ TEST_CASE("continued-qr with SVD / eigen bases and the adaptive QR variants do n
       s.rtol = 1e-10;
       s.atol = 1e-12;
       NullObserver observer;
-      const long before = g_allocations.load();
+      const long before = AllocationCount();
       const RunOutcome outcome = method.Run(p, s, observer);
       REQUIRE(outcome.status == RunStatus::kOk);
-      return std::make_pair(g_allocations.load() - before, outcome.counters.steps);
+      return std::make_pair(AllocationCount() - before, outcome.counters.steps);
     };
     allocations(1e-3);  // warm-up
     const auto shorter = allocations(5e-3), longer = allocations(1e-2);

@@ -70,6 +70,17 @@ TEST_CASE("an unknown problem or method exits 2 and lists the known names", "[cl
              Catch::Contains("unknown method 'no-such-method'") && Catch::Contains("ida"));
 }
 
+TEST_CASE("RegisterMethods after the registry's first use is refused", "[cli]") {
+  // A program registers its methods first thing in main (docs/adding-a-method.md, "Outside
+  // the tree"); later, FindMethod's references into the registry would dangle. The external
+  // method test (tests/external_method_test.sh) checks a registration in time.
+  const size_t size = MethodRegistry().size();
+  MethodEntry entry = FindMethod("odeint-rk4");
+  entry.name = "odeint-rk4-copy";
+  CHECK_THROWS_AS(RegisterMethods({entry}), InputError);
+  CHECK(MethodRegistry().size() == size);
+}
+
 TEST_CASE("a NaN or infinite parameter exits 2 and names the key", "[cli]") {
   CHECK(Cli({"run", "-p", "planar_pendulum", "-m", "ida", "--param", "length=nan"}) == 2);
   CHECK(Cli({"run", "-p", "planar_pendulum", "-m", "ida", "--param", "g=inf"}) == 2);

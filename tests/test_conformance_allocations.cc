@@ -1,23 +1,23 @@
 // Method conformance, the allocation promise ("inner loops allocate nothing", the project's
-// rule): for every registry entry on the conformance problems (tests/conformance.h), a run
+// rule): for every registry entry on the conformance problems (conformance/cases.h), a run
 // of twice the steps makes exactly as many heap allocations as the shorter run, so none
-// happens per step. Fixed-step modes run N and 2N steps; tolerance-controlled modes run to
-// half the horizon and to the horizon (more accepted and rejected steps). Part of the
-// allocation test binary: it uses the counter of test_allocations.cc, which counts operator
-// new and malloc (Eigen's dynamic matrices and the SUNDIALS C library allocate with malloc).
+// happens per step (the library's check, conformance/allocations.h; the known exceptions
+// here). Part of the allocation test binary: it links the counter of
+// conformance/allocation_counter.cc, which counts operator new and malloc (Eigen's dynamic
+// matrices and the SUNDIALS C library allocate with malloc).
 #include <catch2/catch.hpp>
 
-#include <atomic>
 #include <cstdio>
 
-#include "tests/conformance.h"
+#include "conformance/allocation_counter.h"
+#include "conformance/allocations.h"
 #include "tests/run_spec.h"
 
 namespace mbb {
 
-long AllocationCount();  // test_allocations.cc
-
 namespace {
+
+using conformance::AllocationCount;
 
 struct Counted {
   long allocations;
@@ -63,29 +63,6 @@ const KnownAllocation* FindKnown(const std::string& method) {
   return nullptr;
 }
 
-void CheckNoAllocationPerStep(const MethodEntry& entry, const Method& method,
-                              const conformance::Case& c, const Problem& p,
-                              const RunSettings& shorter, const RunSettings& longer,
-                              const char* mode) {
-  CountRun(method, p, shorter);  // warm-up: first calls may size static buffers
-  const Counted a = CountRun(method, p, shorter), b = CountRun(method, p, longer);
-  INFO(entry.name << " on " << c.label << " (" << mode << "): " << a.allocations
-                  << " allocations in " << a.steps << " steps, " << b.allocations << " in "
-                  << b.steps);
-  std::printf("  %-28s %-34s %-8s %6ld allocations in %5ld steps, %6ld in %5ld\n",
-              entry.name.c_str(), c.label.c_str(), mode, a.allocations, a.steps, b.allocations,
-              b.steps);
-  REQUIRE(a.status == RunStatus::kOk);
-  REQUIRE(b.status == RunStatus::kOk);
-  CHECK(b.steps > a.steps);
-  if (const KnownAllocation* k = FindKnown(entry.name)) {
-    INFO("known per-step allocation no longer occurs: remove it (" << k->reason << ")");
-    if (k->every_case) CHECK_FALSE(a.allocations == b.allocations);
-  } else {
-    CHECK(a.allocations == b.allocations);
-  }
-}
-
 // The same count of allocations in a run of `shorter`'s steps as in `longer`'s (after a
 // warm-up run), both ok: nothing allocates per step.
 void CheckSameAllocations(const Method& method, const Problem& p, const RunSettings& shorter,
@@ -104,21 +81,20 @@ void CheckSameAllocations(const Method& method, const Problem& p, const RunSetti
 
 TEST_CASE("no registry method allocates per step on the conformance problems",
           "[allocations][conformance]") {
+  conformance::Options options;
+  options.log = stdout;
   for (const MethodEntry& entry : MethodRegistry()) {
-    const std::unique_ptr<Method> method = entry.create(ParameterSet());
-    for (const conformance::Case& c : conformance::Cases()) {
-      const Problem p = conformance::BuildCase(c);
-      if (!method->CheckApplicable(p).empty()) continue;
-      if (conformance::HasFixedStepMode(entry)) {
-        // h = 1e-3 s (omega h <= 0.02): inside every method's fixed-step working range; 0.1 s
-        // ends before the spatial pendulum's first singular pose of partitioning-fixed's
-        // partition (t = 0.13 s, where that method stops by design).
-        CheckNoAllocationPerStep(entry, *method, c, p, conformance::FixedSettings(p, 0.05, 50),
-                                 conformance::FixedSettings(p, 0.1, 100), "fixed");
-      }
-      if (conformance::DefaultIsAdaptive(entry)) {
-        CheckNoAllocationPerStep(entry, *method, c, p, conformance::AdaptiveSettings(p, 0.5, 1e-8),
-                                 conformance::AdaptiveSettings(p, 1.0, 1e-8), "adaptive");
+    const conformance::Report report =
+        conformance::CheckAllocations(entry, conformance::AllocationCount, options);
+    for (const conformance::Result& r : report.results) {
+      INFO(r.method << " on " << r.problem << " (" << r.detail << ")");
+      const KnownAllocation* k = r.check == "allocations" ? FindKnown(r.method) : nullptr;
+      if (!k) {
+        INFO("check: " << r.check);
+        CHECK(r.passed);
+      } else if (k->every_case) {
+        INFO("known per-step allocation no longer occurs: remove it (" << k->reason << ")");
+        CHECK_FALSE(r.passed);
       }
     }
   }

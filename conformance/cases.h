@@ -1,7 +1,8 @@
 // The method conformance suite's shared pieces: the problem set every registry entry is
 // checked on, the step sizes of the order check, and an observer measuring what the
-// promises (methods/method.h MethodPromises) are about. Used by test_conformance.cc (main
-// test binary) and test_conformance_allocations.cc (the binary that counts allocations).
+// promises (methods/method.h MethodPromises) are about. Used by conformance.cc (the checks,
+// library mbbench::conformance) and tests/test_conformance_allocations.cc (the binary that
+// counts allocations).
 #pragma once
 
 #include <algorithm>
