@@ -157,14 +157,17 @@ inline RunSettings AdaptiveSettings(const Problem& p, double horizon, double rto
   return s;
 }
 
-/// Whether the entry's default mode is tolerance-controlled (the harness's rule).
-inline bool DefaultIsAdaptive(const MethodEntry& e) {
-  return e.promises.step != MethodPromises::Step::kFixed;
+/// The entry's step mode with its default parameters.
+inline StepMode DefaultMode(const MethodEntry& e) {
+  return e.step.ModeFor(ParameterSet(), e.parameters);
 }
+
+/// Whether the entry's default mode is tolerance-controlled (the harness's rule).
+inline bool DefaultIsAdaptive(const MethodEntry& e) { return DefaultMode(e) != StepMode::kFixed; }
 
 /// Whether the entry can run with a fixed step (order check, fixed-step allocations).
 inline bool HasFixedStepMode(const MethodEntry& e) {
-  return e.promises.step != MethodPromises::Step::kAdaptive;
+  return DefaultMode(e) == StepMode::kFixed || DefaultMode(e) == StepMode::kAdaptiveOrFixed;
 }
 
 }  // namespace conformance

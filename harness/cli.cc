@@ -233,13 +233,15 @@ std::string PromisedLevels(const MethodPromises& p) {
   return s.empty() ? "-" : s;
 }
 
-const char* StepControl(const MethodPromises& p) {
-  switch (p.step) {
-    case MethodPromises::Step::kFixed:
+// The default mode's step control, as `mbbench list methods` has always shown it.
+const char* StepControlLabel(const MethodEntry& e) {
+  switch (e.step.ModeFor(ParameterSet(), e.parameters)) {
+    case StepMode::kFixed:
       return "fixed";
-    case MethodPromises::Step::kAdaptive:
+    case StepMode::kAdaptive:
+    case StepMode::kAdaptiveFromH:
       return "adaptive";
-    case MethodPromises::Step::kAdaptiveOrFixed:
+    case StepMode::kAdaptiveOrFixed:
       return "adapt|h";
   }
   return "?";
@@ -267,7 +269,7 @@ int CmdList(const std::string& what) {
     std::printf("%-*s %-8s %5s %-5s %s\n", width, "", "", "", "", "  summary; parameters");
     for (const auto& e : MethodRegistry()) {
       const MethodPromises& promise = e.promises;
-      std::printf("%-*s %-8s %5s %-5s %s\n", width, e.name.c_str(), StepControl(promise),
+      std::printf("%-*s %-8s %5s %-5s %s\n", width, e.name.c_str(), StepControlLabel(e),
                   promise.order > 0 ? std::to_string(promise.order).c_str() : "-",
                   PromisedLevels(promise).c_str(), e.source.c_str());
       std::printf("    %s\n", e.summary.c_str());

@@ -226,10 +226,9 @@ ResolvedRun ResolveRun(const RunSpec& spec) {
   }
   run.read = ReadSettings(*run.entry, run.method_parameters, spec.settings.Has("h"));
   // The step a fixed-step run takes (and the first step of the fixed-step methods' adaptive
-  // modes, FixedStepMethod) when none is given: recorded, since it is what runs. A method
-  // that declares tolerances and runs them chooses its own first step.
-  if (run.read.h && !(run.entry->uses_tolerances && run.read.tolerances) && st.h == 0.0)
-    st.h = run.problem.h_default;
+  // modes, StepMode::kAdaptiveFromH) when none is given: recorded, since it is what runs. A
+  // kAdaptiveOrFixed method running its tolerances chooses its own first step.
+  if (run.read.default_h && st.h == 0.0) st.h = run.problem.h_default;
   if (!run.read.h) st.h = 0.0;  // unread (refused, or kept as a warning by --allow-unused)
   st.land_on_samples = spec.settings.GetString("samples", "land") == "land";
   CheckFixedStepCount(run);

@@ -97,19 +97,60 @@ class Method {
   virtual std::vector<std::string> ExtraSeriesNames(const Problem& /*problem*/) const { return {}; }
 };
 
+/// How a run's step is controlled, for one choice of a method's parameters. Which run
+/// settings the method then reads follows from it (ReadSettings), and so does what the
+/// harness refuses, records and defaults.
+enum class StepMode {
+  kFixed,     // steps at h (default: the problem's h_default); rtol / atol unread
+  kAdaptive,  // rtol / atol; the method chooses every step, h unread
+  /// rtol / atol with the method's own first step; a given h selects a fixed step instead
+  /// (rtol / atol then unread): odeint-dopri5, ARKODE, Simbody.
+  kAdaptiveOrFixed,
+  /// rtol / atol with h as the first step (default: the problem's h_default): the
+  /// fixed-step methods' embedded-estimate modes (continued-qr step=adaptive).
+  kAdaptiveFromH,
+};
+const char* ToString(StepMode mode);
+
+/// A method entry's one declaration of its step control: one mode, or the mode selected by
+/// the value of one of its choice parameters (continued-qr `step`, recursive `integrator`).
+/// The parameter's default is its spec's (written once, in MethodEntry::parameters).
+/// No default constructor: an entry must say how it steps.
+class StepControl {
+ public:
+  StepControl(StepMode mode) : fixed_mode_(mode) {}  // NOLINT: `.step = StepMode::kFixed`
+  /// The mode is `modes[value of key]`; every choice of `key` must be listed (checked for
+  /// every registry entry by tests/test_step_control.cc).
+  static StepControl ByParameter(std::string key, std::map<std::string, StepMode> modes) {
+    StepControl c(StepMode::kFixed);
+    c.key_ = std::move(key);
+    c.modes_ = std::move(modes);
+    return c;
+  }
+  /// The mode the given method parameters select, with `specs` supplying the defaults.
+  /// Throws InputError for a value the declaration does not list (a broken entry).
+  StepMode ModeFor(const ParameterSet& parameters, const std::vector<ParameterSpec>& specs) const;
+  /// The choice parameter that selects the mode ("" for one mode) and its modes by value.
+  const std::string& key() const { return key_; }
+  const std::map<std::string, StepMode>& modes() const { return modes_; }
+
+ private:
+  StepMode fixed_mode_;
+  std::string key_;
+  std::map<std::string, StepMode> modes_;
+};
+
 /// What a method promises with its entry's default parameters. tests/test_conformance.cc
 /// checks every promise of every registry entry on a small problem set, so a new method gets
 /// the checks from its registry line (docs/adding-a-method.md). Each field says its check.
+/// Whether the default mode steps fixed or adaptive is MethodEntry::step, not a promise.
 struct MethodPromises {
-  /// Step control of the default mode: kFixed (h only), kAdaptive (rtol/atol only),
-  /// kAdaptiveOrFixed (rtol/atol, or a fixed step when `--set h` is given).
-  enum class Step { kFixed, kAdaptive, kAdaptiveOrFixed };
-  Step step = Step::kFixed;
   /// Global order p of the position error at a fixed step h, |q_h(T) - q(T)| ~ C h^p, from
-  /// the method's paper or library (cite it at the entry); 0 = no fixed-step mode. Checked
-  /// by step halving: log2 of the ratio of successive differences at h, h/2, h/4 must be
-  /// within 0.3 of p. Adaptive modes are checked for tolerance proportionality instead: the
-  /// error at rtol 1e-8 is at least 10 times smaller than at rtol 1e-6.
+  /// the method's paper or library (cite it at the entry); 0 exactly when the default mode
+  /// has no fixed step (StepMode::kAdaptive). Checked by step halving: log2 of the ratio of
+  /// successive differences at h, h/2, h/4 must be within 0.3 of p. Adaptive modes are
+  /// checked for tolerance proportionality instead: the error at rtol 1e-8 is at least 10
+  /// times smaller than at rtol 1e-6.
   int order = 0;
   /// Constraint levels the method keeps at every accepted step, to its solver tolerance
   /// (not merely to O(h^p)): |Phi(t, q)|, |Phi_q v + Phi_t| and |Phi_q a - gamma(t, q, v)|
@@ -126,10 +167,9 @@ struct MethodPromises {
   bool bounded_energy_error = false;
 
   // Builders, so a registry line reads as the promise it makes, e.g.
-  // MethodPromises::FixedStep(2).Position().Velocity().BoundedEnergyError().
-  static MethodPromises FixedStep(int order) { return {Step::kFixed, order}; }
-  static MethodPromises Adaptive() { return {Step::kAdaptive, 0}; }
-  static MethodPromises AdaptiveOrFixed(int order) { return {Step::kAdaptiveOrFixed, order}; }
+  // MethodPromises::Order(2).Position().Velocity().BoundedEnergyError().
+  static MethodPromises Order(int order) { return {order}; }
+  static MethodPromises NoFixedStepOrder() { return {0}; }
   MethodPromises Position() const { return With(&MethodPromises::satisfies_position); }
   MethodPromises Velocity() const { return With(&MethodPromises::satisfies_velocity); }
   MethodPromises Acceleration() const { return With(&MethodPromises::satisfies_acceleration); }
@@ -143,20 +183,18 @@ struct MethodPromises {
   }
 };
 
-/// A registry entry: name, description, accepted parameters, and how it uses settings.
+/// A registry entry: name, description, accepted parameters, and how it steps. Entries are
+/// written with designated initialisers (`.name = ..., .step = StepMode::kFixed, ...`), in
+/// this order; `name`, `summary`, `source`, `create` and `step` are always given.
 struct MethodEntry {
   std::string name;
   std::string summary;
   std::string source;                     // paper / library
-  bool uses_step_size = false;            // reads RunSettings::h
-  bool uses_tolerances = false;           // reads rtol / atol
   std::vector<ParameterSpec> parameters;  // method parameters beyond h, rtol, atol
   std::function<std::unique_ptr<Method>(const ParameterSet&)> create;
-  /// For methods whose step control is a parameter (continued-qr `step=adaptive`): true when
-  /// the given method parameters select the rtol/atol-controlled mode, false when they select
-  /// a fixed step (rtol / atol then unread, whatever uses_tolerances says). Empty: the mode
-  /// follows uses_tolerances as for the other methods. See SettingsRead.
-  std::function<bool(const ParameterSet&)> uses_tolerances_if = nullptr;
+  /// The one declaration of the step control (and so of which of h, rtol, atol the method
+  /// reads): see StepMode, ReadSettings.
+  StepControl step;
   /// What the method promises with its default parameters (checked by the conformance test).
   MethodPromises promises = {};
   /// Problem parameters the method needs, e.g. {"form", "minimal"} for a minimal-coordinate
@@ -165,10 +203,6 @@ struct MethodEntry {
   /// key, the harness builds the problem that way (recorded in problem.parameters); a user
   /// who pinned another value gets the method's not_applicable reason.
   std::map<std::string, std::string> preferred_problem_parameters = {};
-  /// For methods whose reading of h is a parameter (recursive and joint-dense read the fixed
-  /// step of integrator=rk4; their IDA mode does not): true when the given parameters make
-  /// the method read h. Empty: uses_step_size.
-  std::function<bool(const ParameterSet&)> uses_step_size_if = nullptr;
   /// True for a method that integrates a mass matrix singular on the constraints' tangent
   /// space (a body of zero mass: paper 004's recursion with pseudo-inverses). Every other
   /// method is not_applicable on a problem whose reduced mass matrix is singular at t0,
@@ -176,15 +210,19 @@ struct MethodEntry {
   bool accepts_singular_mass = false;
 };
 
-/// Which run settings a method reads with the given parameters. The one place that decides
-/// it: the harness refuses a setting the method does not read, records only those it does,
-/// and picks the default h from it.
+/// Which run settings a method reads with the given parameters, from its StepControl. The
+/// one place that decides it: the harness refuses a setting the method does not read,
+/// records only those it does, and picks the default h from it.
 struct SettingsRead {
-  bool h = false;           // a fixed step, or the first step offered to an adaptive mode
-  bool tolerances = false;  // rtol / atol: the run's step control is adaptive
+  StepMode mode = StepMode::kFixed;  // the mode the parameters select
+  bool h = false;                    // a fixed step, or the first step offered to an adaptive mode
+  bool tolerances = false;           // rtol / atol: the run's step control is adaptive
+  /// Without a given h the run takes the problem's h_default (kFixed, kAdaptiveFromH);
+  /// otherwise a method that reads h chooses its own first step.
+  bool default_h = false;
 };
 /// `h_given`: the user set h. For a method with an adaptive default that also takes a fixed
-/// step (odeint-dopri5), a given h selects the fixed step and turns the tolerances off.
+/// step (kAdaptiveOrFixed), a given h selects the fixed step and turns the tolerances off.
 SettingsRead ReadSettings(const MethodEntry& entry, const ParameterSet& method_parameters,
                           bool h_given);
 

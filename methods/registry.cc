@@ -83,13 +83,52 @@ const std::vector<MethodEntry>& MethodRegistry() {
   return registry;
 }
 
+const char* ToString(StepMode mode) {
+  switch (mode) {
+    case StepMode::kFixed:
+      return "fixed";
+    case StepMode::kAdaptive:
+      return "adaptive";
+    case StepMode::kAdaptiveOrFixed:
+      return "adaptive-or-fixed";
+    case StepMode::kAdaptiveFromH:
+      return "adaptive-from-h";
+  }
+  return "?";
+}
+
+StepMode StepControl::ModeFor(const ParameterSet& parameters,
+                              const std::vector<ParameterSpec>& specs) const {
+  if (key_.empty()) return fixed_mode_;
+  const auto resolved = parameters.Resolved(specs);
+  const auto value = resolved.find(key_);
+  const auto mode = modes_.find(value == resolved.end() ? std::string() : value->second);
+  if (mode == modes_.end())
+    throw InputError("step control: parameter '" + key_ + "' = '" +
+                     (value == resolved.end() ? std::string() : value->second) +
+                     "' selects no step mode");
+  return mode->second;
+}
+
 SettingsRead ReadSettings(const MethodEntry& entry, const ParameterSet& method_parameters,
                           bool h_given) {
   SettingsRead read;
-  read.h =
-      entry.uses_step_size_if ? entry.uses_step_size_if(method_parameters) : entry.uses_step_size;
-  read.tolerances = entry.uses_tolerances_if ? entry.uses_tolerances_if(method_parameters)
-                                             : entry.uses_tolerances && !(h_given && read.h);
+  read.mode = entry.step.ModeFor(method_parameters, entry.parameters);
+  switch (read.mode) {
+    case StepMode::kFixed:
+      read.h = read.default_h = true;
+      break;
+    case StepMode::kAdaptive:
+      read.tolerances = true;
+      break;
+    case StepMode::kAdaptiveOrFixed:
+      read.h = true;
+      read.tolerances = !h_given;
+      break;
+    case StepMode::kAdaptiveFromH:
+      read.h = read.tolerances = read.default_h = true;
+      break;
+  }
   return read;
 }
 

@@ -52,7 +52,9 @@ const ProblemEntry& FindProblem(const std::string& id) {
 Problem BuildProblem(const std::string& id, const ParameterSet& params) {
   const ProblemEntry& entry = FindProblem(id);
   params.Validate(entry.parameters, "problem " + id);
-  Problem problem = entry.build(params);
+  // The builder reads every declared default from here (ParameterSet::GetDouble(key)): each
+  // is written once, in the entry's spec, and is what the result records.
+  Problem problem = entry.build(ParameterSet(params.Resolved(entry.parameters)));
   problem.id = entry.id;
   problem.title = entry.summary;
   problem.source = entry.source;

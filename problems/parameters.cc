@@ -96,6 +96,23 @@ std::string ParameterSet::GetString(const std::string& key, const std::string& f
   return fallback;
 }
 
+namespace {
+const std::string& Required(const std::map<std::string, std::string>& values,
+                            const std::string& key) {
+  const auto it = values.find(key);
+  if (it == values.end())
+    throw std::logic_error("parameter '" + key +
+                           "' read without a value: declare its default in the spec");
+  return it->second;
+}
+}  // namespace
+
+double ParameterSet::GetDouble(const std::string& key) const {
+  return ParseNumber(Required(values_, key), key);
+}
+
+std::string ParameterSet::GetString(const std::string& key) const { return Required(values_, key); }
+
 void ParameterSet::Validate(const std::vector<ParameterSpec>& specs,
                             const std::string& owner) const {
   for (const auto& [key, value] : values_) {

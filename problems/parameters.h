@@ -45,6 +45,12 @@ class ParameterSet {
   /// The number under `key`, or `fallback` if absent. Accepts "1/12" style fractions.
   double GetDouble(const std::string& key, double fallback) const;
   std::string GetString(const std::string& key, const std::string& fallback) const;
+  /// The value under `key`, which the set must hold: a catalogue builder is given
+  /// Resolved(entry.parameters) (BuildProblem) and reads its declared defaults this way, so
+  /// each default is written once, in its spec. Absent (an undeclared key, or one declared
+  /// "unset unless given" and read without Has): std::logic_error naming the key.
+  double GetDouble(const std::string& key) const;
+  std::string GetString(const std::string& key) const;
 
   /// Throws InputError for keys not in `specs`, non-numeric or non-finite numbers, numbers
   /// outside a spec's [min, max] or not whole where it wants a count, and values outside a

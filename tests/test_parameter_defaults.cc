@@ -3,10 +3,14 @@
 // problem's builder reads the same key with a fallback of its own. Where the two differ the
 // result records a setting that did not run (partitioning recorded hysteresis = 0.05 and
 // ran 0.01). Every method and every catalogue problem is built here from an empty parameter
-// set under a FallbackRecorder, and each fallback it read is compared with the declaration.
+// set under a FallbackRecorder, and each fallback it read is compared with the declaration;
+// a catalogue problem's builder reads its parameters without fallbacks (BuildProblem hands it
+// the declared defaults), so there the declaration is the only default there is.
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -18,6 +22,14 @@
 
 namespace mbb {
 namespace {
+
+using Values = std::map<std::string, std::string>;
+
+std::string Describe(const ParameterSet& set) {
+  std::string out;
+  for (const auto& [k, v] : set.values()) out += k + "=" + v + " ";
+  return out;
+}
 
 // The fallbacks read, each judged against `specs`: "" when every one matches its declared
 // default, else one line per mismatch (key, fallback, declared default).
@@ -49,21 +61,46 @@ TEST_CASE("every method runs the parameter defaults its entry declares", "[param
     FallbackRecorder recorder;
     const ParameterSet none;
     entry.create(none);
-    if (entry.uses_tolerances_if) entry.uses_tolerances_if(none);
-    if (entry.uses_step_size_if) entry.uses_step_size_if(none);
     INFO("method " << entry.name << "\n" << Mismatches(recorder, entry.parameters));
     CHECK(Mismatches(recorder, entry.parameters).empty());
   }
 }
 
+// A catalogue builder gets the declared defaults overlaid with the given values
+// (BuildProblem: ParameterSet::Resolved) and reads them without a fallback of its own, so a
+// key read without a declared default is a std::logic_error, not a quiet second default.
+// Built with no parameters and with each choice of every choice parameter (the branches a
+// form or a formulation selects read keys of their own); a choice the problem refuses in
+// that combination is an InputError, which is fine. Any fallback still read below the
+// builder (the model layer's formulation) must equal the declaration.
 TEST_CASE("every catalogue problem is built with the parameter defaults it declares",
           "[parameters]") {
   for (const ProblemEntry& entry : ProblemCatalogue()) {
-    FallbackRecorder recorder;
-    entry.build(ParameterSet{});
-    INFO("problem " << entry.id << "\n" << Mismatches(recorder, entry.parameters));
-    CHECK(Mismatches(recorder, entry.parameters).empty());
+    std::vector<ParameterSet> variants = {ParameterSet{}};
+    for (const ParameterSpec& p : entry.parameters)
+      for (const std::string& choice : p.choices)
+        variants.push_back(ParameterSet(Values{{p.name, choice}}));
+    for (const ParameterSet& variant : variants) {
+      INFO("problem " << entry.id << " " << Describe(variant));
+      FallbackRecorder recorder;
+      try {
+        BuildProblem(entry.id, variant);
+      } catch (const InputError&) {
+        CHECK(variant.values().size() == 1);  // the defaults themselves must build
+        continue;
+      }
+      INFO(Mismatches(recorder, entry.parameters));
+      CHECK(Mismatches(recorder, entry.parameters).empty());
+    }
   }
+}
+
+// Reading a key the builder was not given is an error, whatever the caller: no fallback.
+TEST_CASE("a builder's read of an undeclared parameter fails loudly", "[parameters]") {
+  const ParameterSet resolved(ParameterSet().Resolved({{"g", "9.81", "", {}}}));
+  CHECK(resolved.GetDouble("g") == 9.81);
+  CHECK_THROWS_AS(resolved.GetDouble("length"), std::logic_error);
+  CHECK_THROWS_AS(resolved.GetString("form"), std::logic_error);
 }
 
 // A setting given to a method is either refused (exit 2, naming it) or recorded and used:
@@ -77,7 +114,7 @@ TEST_CASE("every method records a given h or tolerance only where it uses it", "
   for (const MethodEntry& entry : MethodRegistry()) {
     std::vector<std::map<std::string, std::string>> modes = {{}};
     for (const ParameterSpec& p : entry.parameters)
-      if (p.name == "integrator" || p.name == "step")
+      if (p.name == "integrator" || p.name == "step" || p.name == entry.step.key())
         for (const std::string& choice : p.choices) modes.push_back({{p.name, choice}});
     for (const auto& mode : modes) {
       for (const auto& [key, pair] : values) {

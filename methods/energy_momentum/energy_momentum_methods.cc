@@ -70,29 +70,27 @@ std::vector<MethodEntry> EnergyMomentumMethodEntries() {
   // and imposes Phi(q_{n+1}) = 0 at every step. The node velocities need not satisfy the
   // hidden constraint (discrete_gradient.h), so no velocity-level promise.
   return {
-      {"constrained-em",
-       "energy-momentum mid-point scheme with discrete gradient, Newton on (q, lambda), n + m "
-       "unknowns; constant mass matrix, constraints at most quadratic (directors)",
-       "paper 002 eq 10 (Part I s3.1)",
-       true,
-       false,
-       NewtonParameters(),
-       MakeConstrainedEm,
-       nullptr,
-       MethodPromises::FixedStep(2).Position().BoundedEnergyError(),
-       {{"formulation", "directors"}}},
-      {"null-space-em",
-       "discrete null space method: scheme (10) with P^T eliminating lambda; the paper's P and "
-       "reparametrisation for trees of S, R, C, P, E pairs, else local coordinates of the "
-       "manifold (Newton on the DOF either way; null_space=generic: on q, n unknowns)",
-       "paper 002 s2.2.2, s4.5, eqs 10-14, 44, 84-154, 178-184 (Part I s3.2)",
-       true,
-       false,
-       NullSpaceParameters(),
-       MakeNullSpaceEm,
-       nullptr,
-       MethodPromises::FixedStep(2).Position().BoundedEnergyError(),
-       {{"formulation", "directors"}}},
+      {.name = "constrained-em",
+       .summary = "energy-momentum mid-point scheme with discrete gradient, Newton on (q, "
+                  "lambda), n + m unknowns; constant mass matrix, constraints at most quadratic "
+                  "(directors)",
+       .source = "paper 002 eq 10 (Part I s3.1)",
+       .parameters = NewtonParameters(),
+       .create = MakeConstrainedEm,
+       .step = StepMode::kFixed,
+       .promises = MethodPromises::Order(2).Position().BoundedEnergyError(),
+       .preferred_problem_parameters = {{"formulation", "directors"}}},
+      {.name = "null-space-em",
+       .summary =
+           "discrete null space method: scheme (10) with P^T eliminating lambda; the paper's P "
+           "and reparametrisation for trees of S, R, C, P, E pairs, else local coordinates of "
+           "the manifold (Newton on the DOF either way; null_space=generic: on q, n unknowns)",
+       .source = "paper 002 s2.2.2, s4.5, eqs 10-14, 44, 84-154, 178-184 (Part I s3.2)",
+       .parameters = NullSpaceParameters(),
+       .create = MakeNullSpaceEm,
+       .step = StepMode::kFixed,
+       .promises = MethodPromises::Order(2).Position().BoundedEnergyError(),
+       .preferred_problem_parameters = {{"formulation", "directors"}}},
   };
 }
 

@@ -114,36 +114,40 @@ class MujocoMethod final : public Method {
 }  // namespace
 
 std::vector<MethodEntry> MujocoMethodEntries() {
-  return {
-      {"mujoco",
-       "MuJoCo 2.2.2 peer engine in joint coordinates, built from the problem's model "
-       "structure (fixed step)",
-       "MuJoCo 2.2.2 (Debian)",
-       true,
-       false,
-       {{"integrator",
-         "rk4",
-         "MuJoCo integrator: rk4 (mjINT_RK4), euler (semi-implicit), implicit",
-         {"rk4", "euler", "implicit"}},
-        {"loops",
-         "none",
-         "kinematic loops (cut joints): none (not_applicable) or connect (MuJoCo's soft connect "
-         "equality constraints: the closure drifts, docs/methods/mujoco.md)",
-         {"none", "connect"}},
-        {"loop_timeconst_h", "2", "loops=connect: solref time constant in steps h", {}, 2.0, 1e6},
-        {"loop_solimp",
-         "0.9999",
-         "loops=connect: solimp impedance d0 = d_width",
-         {},
-         1e-4,
-         0.9999}},
-       [](const ParameterSet& p) { return std::make_unique<MujocoMethod>(p); },
-       nullptr,
-       // Default integrator rk4: MuJoCo's mjINT_RK4, the classical 4-stage Runge-Kutta
-       // (engine_forward.c mj_RungeKutta, Butcher tableau of RK4) on the joint-coordinate
-       // ODE, order 4. Joint coordinates without loops: the problem's coordinates are
-       // reconstructed from the bodies' motions, so its constraints hold to rounding.
-       MethodPromises::FixedStep(4).Position().Velocity()}};
+  return {{.name = "mujoco",
+           .summary =
+               "MuJoCo 2.2.2 peer engine in joint coordinates, built from the problem's model "
+               "structure (fixed step)",
+           .source = "MuJoCo 2.2.2 (Debian)",
+           .parameters = {{"integrator",
+                           "rk4",
+                           "MuJoCo integrator: rk4 (mjINT_RK4), euler (semi-implicit), implicit",
+                           {"rk4", "euler", "implicit"}},
+                          {"loops",
+                           "none",
+                           "kinematic loops (cut joints): none (not_applicable) or connect "
+                           "(MuJoCo's soft connect equality constraints: the closure drifts, "
+                           "docs/methods/mujoco.md)",
+                           {"none", "connect"}},
+                          {"loop_timeconst_h",
+                           "2",
+                           "loops=connect: solref time constant in steps h",
+                           {},
+                           2.0,
+                           1e6},
+                          {"loop_solimp",
+                           "0.9999",
+                           "loops=connect: solimp impedance d0 = d_width",
+                           {},
+                           1e-4,
+                           0.9999}},
+           .create = [](const ParameterSet& p) { return std::make_unique<MujocoMethod>(p); },
+           .step = StepMode::kFixed,
+           // Default integrator rk4: MuJoCo's mjINT_RK4, the classical 4-stage Runge-Kutta
+           // (engine_forward.c mj_RungeKutta, Butcher tableau of RK4) on the joint-coordinate
+           // ODE, order 4. Joint coordinates without loops: the problem's coordinates are
+           // reconstructed from the bodies' motions, so its constraints hold to rounding.
+           .promises = MethodPromises::Order(4).Position().Velocity()}};
 }
 
 }  // namespace mbb

@@ -156,27 +156,35 @@ class OdeintMethod final : public Method {
 
 std::vector<MethodEntry> OdeintMethodEntries() {
   return {
-      {"odeint-dopri5",
-       "Boost.Odeint Dormand-Prince 5(4) on the index-1 ODE (adaptive; fixed with h)",
-       "Boost.Odeint runge_kutta_dopri5", true, true, OdeFormOptions::Specs(),
-       [](const ParameterSet& p) { return std::make_unique<OdeintMethod>(Scheme::kDopri5, p); },
-       nullptr,
+      {.name = "odeint-dopri5",
+       .summary = "Boost.Odeint Dormand-Prince 5(4) on the index-1 ODE (adaptive; fixed with h)",
+       .source = "Boost.Odeint runge_kutta_dopri5",
+       .parameters = OdeFormOptions::Specs(),
+       .create =
+           [](const ParameterSet& p) { return std::make_unique<OdeintMethod>(Scheme::kDopri5, p); },
+       .step = StepMode::kAdaptiveOrFixed,
        // Dormand-Prince 5(4): fifth order at fixed h [Dormand, Prince 1980]; projection on
        // (first_order_ode.h) restores Phi = 0 and Phi_q v + Phi_t = 0 after every step.
-       MethodPromises::AdaptiveOrFixed(5).Position().Velocity()},
-      {"odeint-rk4", "Boost.Odeint classical RK4 on the index-1 ODE, fixed step",
-       "Boost.Odeint runge_kutta4", true, false, OdeFormOptions::Specs(),
-       [](const ParameterSet& p) { return std::make_unique<OdeintMethod>(Scheme::kRk4, p); },
-       nullptr,
+       .promises = MethodPromises::Order(5).Position().Velocity()},
+      {.name = "odeint-rk4",
+       .summary = "Boost.Odeint classical RK4 on the index-1 ODE, fixed step",
+       .source = "Boost.Odeint runge_kutta4",
+       .parameters = OdeFormOptions::Specs(),
+       .create =
+           [](const ParameterSet& p) { return std::make_unique<OdeintMethod>(Scheme::kRk4, p); },
+       .step = StepMode::kFixed,
        // Classical Runge-Kutta: fourth order [Hairer, Norsett, Wanner 1993, s II.1]; projection.
-       MethodPromises::FixedStep(4).Position().Velocity()},
-      {"odeint-rkf78", "Boost.Odeint Runge-Kutta-Fehlberg 7(8) on the index-1 ODE (adaptive)",
-       "Boost.Odeint runge_kutta_fehlberg78", false, true, OdeFormOptions::Specs(),
-       [](const ParameterSet& p) { return std::make_unique<OdeintMethod>(Scheme::kRkf78, p); },
-       nullptr,
+       .promises = MethodPromises::Order(4).Position().Velocity()},
+      {.name = "odeint-rkf78",
+       .summary = "Boost.Odeint Runge-Kutta-Fehlberg 7(8) on the index-1 ODE (adaptive)",
+       .source = "Boost.Odeint runge_kutta_fehlberg78",
+       .parameters = OdeFormOptions::Specs(),
+       .create =
+           [](const ParameterSet& p) { return std::make_unique<OdeintMethod>(Scheme::kRkf78, p); },
+       .step = StepMode::kAdaptive,
        // Fehlberg 7(8), adaptive only: an order-8 check at fixed steps would sit in round-off
        // on the conformance problems; projection on as for dopri5.
-       MethodPromises::Adaptive().Position().Velocity()},
+       .promises = MethodPromises::NoFixedStepOrder().Position().Velocity()},
   };
 }
 

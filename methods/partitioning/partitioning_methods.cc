@@ -508,8 +508,6 @@ PartitioningOptions Parse(const ParameterSet& p, Selection selection) {
   return o;
 }
 
-bool UsesTolerances(const ParameterSet& p) { return p.GetString("integrator", "rk4") == "dopri5"; }
-
 }  // namespace
 
 std::vector<std::string> CoordinateNames(const Problem& problem) {
@@ -558,22 +556,25 @@ std::vector<MethodEntry> PartitioningMethodEntries() {
   // RK4 is fourth order [Hairer et al. 1993, s II.1]; the projection along q_D keeps Phi = 0
   // to rounding and q' of (9) satisfies Phi_q q' + Phi_t = 0 exactly, q'' of (10) the
   // acceleration constraint.
-  const MethodPromises promises = MethodPromises::FixedStep(4).Position().Velocity().Acceleration();
+  const MethodPromises promises = MethodPromises::Order(4).Position().Velocity().Acceleration();
+  // rk4 and ab4 step at h; dopri5 controls its steps by rtol / atol from a first step h.
+  const StepControl step = StepControl::ByParameter(
+      "integrator",
+      {{"rk4", StepMode::kFixed}, {"dopri5", StepMode::kAdaptiveFromH}, {"ab4", StepMode::kFixed}});
   auto entry = [&](const char* name, const char* summary, Selection selection,
                    std::vector<ParameterSpec> extra) {
     std::vector<ParameterSpec> specs = {integrator, projection, reactions, ab_restart};
     for (auto& s : extra) specs.push_back(s);
-    return MethodEntry{name,
-                       summary,
-                       "003 s2-s3 eqs 9-14, 23a",
-                       true,
-                       false,
-                       specs,
-                       [selection](const ParameterSet& p) {
-                         return std::make_unique<PartitioningMethod>(Parse(p, selection));
-                       },
-                       UsesTolerances,
-                       promises};
+    return MethodEntry{.name = name,
+                       .summary = summary,
+                       .source = "003 s2-s3 eqs 9-14, 23a",
+                       .parameters = specs,
+                       .create =
+                           [selection](const ParameterSet& p) {
+                             return std::make_unique<PartitioningMethod>(Parse(p, selection));
+                           },
+                       .step = step,
+                       .promises = promises};
   };
   return {
       entry("partitioning-fixed",

@@ -792,46 +792,48 @@ std::vector<MethodEntry> QrMethodEntries() {
                              "off",
                              "add q, q' and the columns of Q2 to the --series CSV",
                              {"off", "on"}};
+  // step=adaptive: dopri5's embedded estimate controls the steps from a first step h.
+  const StepControl step_control = StepControl::ByParameter(
+      "step", {{"fixed", StepMode::kFixed}, {"adaptive", StepMode::kAdaptiveFromH}});
   return {
-      {"continued-qr",
-       "minimal coordinates with the continued QR tangent basis (Omega_2 = 0, exp(Omega h))",
-       "000 s2.5 eqs 8-19, 22-29",
-       true,
-       false,
-       {integrator,
-        series,
-        {"variant",
-         "exponential",
-         "Q update: exp(Omega h) (28) or first-order exp(-A^+ A' h) (29)",
-         {"exponential", "first-order"}},
-        step,
-        basis},
-       [](const ParameterSet& p) {
-         QrOptions o = ParseCommon(p, "continued-qr");
-         o.continuation = p.GetString("variant", "exponential") == "first-order"
-                              ? QrContinuation::kFirstOrder
-                              : QrContinuation::kExponential;
-         return std::make_unique<QrProjectionMethod>(o);
-       },
-       IsAdaptive,
+      {.name = "continued-qr",
+       .summary =
+           "minimal coordinates with the continued QR tangent basis (Omega_2 = 0, exp(Omega h))",
+       .source = "000 s2.5 eqs 8-19, 22-29",
+       .parameters = {integrator,
+                      series,
+                      {"variant",
+                       "exponential",
+                       "Q update: exp(Omega h) (28) or first-order exp(-A^+ A' h) (29)",
+                       {"exponential", "first-order"}},
+                      step,
+                      basis},
+       .create =
+           [](const ParameterSet& p) {
+             QrOptions o = ParseCommon(p, "continued-qr");
+             o.continuation = p.GetString("variant", "exponential") == "first-order"
+                                  ? QrContinuation::kFirstOrder
+                                  : QrContinuation::kExponential;
+             return std::make_unique<QrProjectionMethod>(o);
+           },
+       .step = step_control,
        // Default integrator dopri5 at fixed h: its fifth-order weights [Dormand, Prince 1980]
        // (paper 000 s4 runs ode45); x is corrected onto Phi = 0 by Newton (17)-(19) and x'
        // lies in the tangent space, Phi_q x' + Phi_t = 0 (15).
-       MethodPromises::FixedStep(5).Position().Velocity()},
-      {"traditional-qr",
-       "minimal coordinates with Q2 from a fresh factorisation of A^T at every step",
-       "000 s2.3-2.4 eqs 8-21",
-       true,
-       false,
-       {integrator, series, basis, step},
-       [](const ParameterSet& p) {
-         QrOptions o = ParseCommon(p, "traditional-qr");
-         o.continuation = QrContinuation::kNone;
-         return std::make_unique<QrProjectionMethod>(o);
-       },
-       IsAdaptive,
+       .promises = MethodPromises::Order(5).Position().Velocity()},
+      {.name = "traditional-qr",
+       .summary = "minimal coordinates with Q2 from a fresh factorisation of A^T at every step",
+       .source = "000 s2.3-2.4 eqs 8-21",
+       .parameters = {integrator, series, basis, step},
+       .create =
+           [](const ParameterSet& p) {
+             QrOptions o = ParseCommon(p, "traditional-qr");
+             o.continuation = QrContinuation::kNone;
+             return std::make_unique<QrProjectionMethod>(o);
+           },
+       .step = step_control,
        // As continued-qr: dopri5 at fixed h, fifth order; constraints as continued-qr.
-       MethodPromises::FixedStep(5).Position().Velocity()},
+       .promises = MethodPromises::Order(5).Position().Velocity()},
   };
 }
 

@@ -486,10 +486,6 @@ class TreeMethod final : public Method {
   double rank_tolerance_ = 1e-10;
 };
 
-bool UsesTolerances(const ParameterSet& p) { return p.GetString("integrator", "ida") != "rk4"; }
-// IDA chooses its own steps (h is not even its first step); RK4 steps at h.
-bool UsesStepSize(const ParameterSet& p) { return !UsesTolerances(p); }
-
 const std::map<std::string, std::string> kTreeProblems = {{"formulation", "joint-tree"}};
 
 }  // namespace
@@ -523,52 +519,50 @@ std::vector<MethodEntry> RecursiveMethodEntries() {
                                  "ida",
                                  "ida: BDF (rtol/atol); rk4: classical RK4 at the fixed step h",
                                  {"ida", "rk4"}};
-  std::vector<MethodEntry> entries = {
-      {"joint-dense",
-       "joint coordinates on a tree: M(q) q'' = Q by dense LDL^T (O(N^3)); IDA or fixed-step RK4",
-       "004 (baseline for the O(N) recursion)",
-       true,
-       true,
-       {integrator},
-       [](const ParameterSet& p) { return std::make_unique<TreeMethod>(Kind::kDense, p); },
-       UsesTolerances,
+  // IDA chooses its own steps (h is not even its first step); RK4 steps at h.
+  const StepControl step = StepControl::ByParameter(
+      "integrator", {{"ida", StepMode::kAdaptive}, {"rk4", StepMode::kFixed}});
+  return {
+      {.name = "joint-dense",
+       .summary = "joint coordinates on a tree: M(q) q'' = Q by dense LDL^T (O(N^3)); IDA or "
+                  "fixed-step RK4",
+       .source = "004 (baseline for the O(N) recursion)",
+       .parameters = {integrator},
+       .create =
+           [](const ParameterSet& p) { return std::make_unique<TreeMethod>(Kind::kDense, p); },
+       .step = step,
        // Default IDA: variable-order BDF, adaptive; no constraints (m = 0).
-       MethodPromises::Adaptive().Position().Velocity(),
-       kTreeProblems,
-       UsesStepSize},
-      {"recursive",
-       "classical O(N) recursive formalism (inverses; paper 004 (17), (24a), (25a)); IDA or "
-       "fixed-step RK4",
-       "004 s3 (Lubich et al. 1992)",
-       true,
-       true,
-       {integrator},
-       [](const ParameterSet& p) { return std::make_unique<TreeMethod>(Kind::kRecursive, p); },
-       UsesTolerances,
-       MethodPromises::Adaptive().Position().Velocity(),
-       kTreeProblems,
-       UsesStepSize},
-      {"recursive-zero-mass",
-       "O(N) recursion with pseudo-inverses for zero/rank-deficient body mass: mixed "
-       "equations (25)-(28) as an index-1 DAE through IDA",
-       "004 s3",
-       false,
-       true,
-       {{"rank_tolerance",
-         "1e-10",
-         "relative eigenvalue threshold of the rank decisions (lambda <= tol (lambda_max + "
-         "mass scale) counts as zero)",
-         {},
-         0.0,
-         1e-3}},
-       [](const ParameterSet& p) { return std::make_unique<TreeMethod>(Kind::kZeroMass, p); },
-       nullptr,
-       MethodPromises::Adaptive().Position().Velocity(),
-       kTreeProblems},
+       .promises = MethodPromises::NoFixedStepOrder().Position().Velocity(),
+       .preferred_problem_parameters = kTreeProblems},
+      {.name = "recursive",
+       .summary = "classical O(N) recursive formalism (inverses; paper 004 (17), (24a), (25a)); "
+                  "IDA or fixed-step RK4",
+       .source = "004 s3 (Lubich et al. 1992)",
+       .parameters = {integrator},
+       .create =
+           [](const ParameterSet& p) { return std::make_unique<TreeMethod>(Kind::kRecursive, p); },
+       .step = step,
+       .promises = MethodPromises::NoFixedStepOrder().Position().Velocity(),
+       .preferred_problem_parameters = kTreeProblems},
+      {.name = "recursive-zero-mass",
+       .summary = "O(N) recursion with pseudo-inverses for zero/rank-deficient body mass: mixed "
+                  "equations (25)-(28) as an index-1 DAE through IDA",
+       .source = "004 s3",
+       .parameters = {{"rank_tolerance",
+                       "1e-10",
+                       "relative eigenvalue threshold of the rank decisions (lambda <= tol "
+                       "(lambda_max + mass scale) counts as zero)",
+                       {},
+                       0.0,
+                       1e-3}},
+       .create =
+           [](const ParameterSet& p) { return std::make_unique<TreeMethod>(Kind::kZeroMass, p); },
+       .step = StepMode::kAdaptive,
+       .promises = MethodPromises::NoFixedStepOrder().Position().Velocity(),
+       .preferred_problem_parameters = kTreeProblems,
+       // Its pseudo-inverses are what a zero mass needs.
+       .accepts_singular_mass = true},
   };
-  // Its pseudo-inverses are what a zero mass needs.
-  for (MethodEntry& e : entries) e.accepts_singular_mass = e.name == "recursive-zero-mass";
-  return entries;
 }
 
 }  // namespace mbb

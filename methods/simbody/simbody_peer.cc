@@ -110,18 +110,18 @@ class SimbodyMethod final : public Method {
 }  // namespace
 
 std::vector<MethodEntry> SimbodyMethodEntries() {
-  return {{"simbody",
+  return {
+      {.name = "simbody",
+       .summary =
            "Simbody 3.7 peer engine in joint coordinates, built from the problem's model structure",
-           "Simbody 3.7 (Debian)",
-           true,
-           true,
-           {{"integrator", "rkm", "Simbody integrator", {"rkm", "rk3", "cpodes"}}},
-           [](const ParameterSet& p) { return std::make_unique<SimbodyMethod>(p); },
-           nullptr,
-           // Default integrator rkm: "error controlled, fourth order explicit integrator"
-           // (simmath/RungeKuttaMersonIntegrator.h). Joint coordinates: the problem's
-           // coordinates are reconstructed from them, so its constraints hold exactly.
-           MethodPromises::AdaptiveOrFixed(4).Position().Velocity()}};
+       .source = "Simbody 3.7 (Debian)",
+       .parameters = {{"integrator", "rkm", "Simbody integrator", {"rkm", "rk3", "cpodes"}}},
+       .create = [](const ParameterSet& p) { return std::make_unique<SimbodyMethod>(p); },
+       .step = StepMode::kAdaptiveOrFixed,
+       // Default integrator rkm: "error controlled, fourth order explicit integrator"
+       // (simmath/RungeKuttaMersonIntegrator.h). Joint coordinates: the problem's
+       // coordinates are reconstructed from them, so its constraints hold exactly.
+       .promises = MethodPromises::Order(4).Position().Velocity()}};
 }
 
 }  // namespace mbb

@@ -159,20 +159,25 @@ class ArkodeMethod final : public Method {
 
 std::vector<MethodEntry> ArkodeMethodEntries() {
   return {
-      {"arkode-dirk",
-       "SUNDIALS ARKODE diagonally implicit RK on the index-1 ODE, projected onto the constraints",
-       "SUNDIALS 6.4 ARKStep", true, true, OdeFormOptions::Specs(),
-       [](const ParameterSet& p) { return std::make_unique<ArkodeMethod>(true, p); }, nullptr,
+      {.name = "arkode-dirk",
+       .summary = "SUNDIALS ARKODE diagonally implicit RK on the index-1 ODE, projected onto the "
+                  "constraints",
+       .source = "SUNDIALS 6.4 ARKStep",
+       .parameters = OdeFormOptions::Specs(),
+       .create = [](const ParameterSet& p) { return std::make_unique<ArkodeMethod>(true, p); },
+       .step = StepMode::kAdaptiveOrFixed,
        // ARKStep's default DIRK is order 4 (ARKSTEP_DEFAULT_DIRK_4 = ARKODE_SDIRK_5_3_4,
        // arkode_arkstep.h); projection on.
-       MethodPromises::AdaptiveOrFixed(4).Position().Velocity()},
-      {"arkode-erk",
-       "SUNDIALS ARKODE explicit RK on the index-1 ODE, projected onto the constraints",
-       "SUNDIALS 6.4 ARKStep", true, true, OdeFormOptions::Specs(),
-       [](const ParameterSet& p) { return std::make_unique<ArkodeMethod>(false, p); }, nullptr,
+       .promises = MethodPromises::Order(4).Position().Velocity()},
+      {.name = "arkode-erk",
+       .summary = "SUNDIALS ARKODE explicit RK on the index-1 ODE, projected onto the constraints",
+       .source = "SUNDIALS 6.4 ARKStep",
+       .parameters = OdeFormOptions::Specs(),
+       .create = [](const ParameterSet& p) { return std::make_unique<ArkodeMethod>(false, p); },
+       .step = StepMode::kAdaptiveOrFixed,
        // ARKStep's default ERK is order 4 (ARKSTEP_DEFAULT_ERK_4 = ARKODE_ZONNEVELD_5_3_4,
        // arkode_arkstep.h); projection on.
-       MethodPromises::AdaptiveOrFixed(4).Position().Velocity()},
+       .promises = MethodPromises::Order(4).Position().Velocity()},
   };
 }
 

@@ -239,20 +239,20 @@ class IdaMethod final : public Method {
 }  // namespace
 
 std::vector<MethodEntry> IdaMethodEntries() {
-  return {{"ida",
-           "SUNDIALS IDA (BDF) on the DAE: GGL index-2 (default), index-3 or index-1",
-           "SUNDIALS 6.4 IDA",
-           false,
-           true,
+  return {
+      {.name = "ida",
+       .summary = "SUNDIALS IDA (BDF) on the DAE: GGL index-2 (default), index-3 or index-1",
+       .source = "SUNDIALS 6.4 IDA",
+       .parameters =
            {{"formulation", "index2", "DAE form", {"index1", "index2", "index3"}},
             {"max_order", "5", "maximum BDF order (1..5)", {}, 1, 5, true},
             {"multiplier_atol", "1", "relative weight of the multipliers in Newton's test", {}}},
-           [](const ParameterSet& p) { return std::make_unique<IdaMethod>(p); },
-           nullptr,
-           // Variable-order BDF (1..5): no fixed-step order. GGL index 2 (the default) keeps
-           // Phi = 0 and Phi_q v + Phi_t = 0 as algebraic equations [Gear, Gupta, Leimkuhler
-           // 1985]; the reported a is the BDF derivative, not an index-1 solution.
-           MethodPromises::Adaptive().Position().Velocity()}};
+       .create = [](const ParameterSet& p) { return std::make_unique<IdaMethod>(p); },
+       .step = StepMode::kAdaptive,
+       // Variable-order BDF (1..5): no fixed-step order. GGL index 2 (the default) keeps
+       // Phi = 0 and Phi_q v + Phi_t = 0 as algebraic equations [Gear, Gupta, Leimkuhler
+       // 1985]; the reported a is the BDF derivative, not an index-1 solution.
+       .promises = MethodPromises::NoFixedStepOrder().Position().Velocity()}};
 }
 
 }  // namespace mbb

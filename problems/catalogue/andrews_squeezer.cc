@@ -240,7 +240,7 @@ Problem BuildModelForm(const ParameterSet& p) {
 }
 
 Problem Build(const ParameterSet& p) {
-  if (p.GetString("form", "angles") == "model") return BuildModelForm(p);
+  if (p.GetString("form") == "model") return BuildModelForm(p);
   Problem problem;
   problem.dae = MakeDae(AndrewsEquations());
   problem.t_end = 0.03;

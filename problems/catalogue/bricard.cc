@@ -48,7 +48,7 @@ Problem Build(const ParameterSet& p) {
     j.axis_b = axis[k];
     m.joints.push_back(j);
   }
-  m.forces.push_back(Gravity(P(0, -p.GetDouble("g", 9.81), 0)));
+  m.forces.push_back(Gravity(P(0, -p.GetDouble("g"), 0)));
   const Eigen::Vector3d j4 = joint[3] - m.bodies[2].position;
   m.outputs = {Output("J4_x", OutputKind::kPointX, "bar3", j4),
                Output("J4_y", OutputKind::kPointY, "bar3", j4),

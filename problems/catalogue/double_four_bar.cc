@@ -13,7 +13,7 @@
 namespace mbb {
 
 ModelDescription FourBarChainModel(int windows, const ParameterSet& p) {
-  const double omega = p.GetDouble("omega0", -1.0);
+  const double omega = p.GetDouble("omega0");
   const int cranks = windows + 1;
   ModelDescription m;
   m.title = windows == 2 ? "double four-bar" : std::to_string(windows) + " four-bar chain";
@@ -43,7 +43,7 @@ ModelDescription FourBarChainModel(int windows, const ParameterSet& p) {
     m.joints.push_back(Joint("B" + std::to_string(i + 1) + "_right", JointKind::kRevolute,
                              "crank" + std::to_string(i + 2), top, c, top));
   }
-  m.forces.push_back(Gravity(P(0, -p.GetDouble("g", 9.81))));
+  m.forces.push_back(Gravity(P(0, -p.GetDouble("g"))));
   m.outputs = {Output("B0_x", OutputKind::kPointX, "crank1", top),
                Output("B0_y", OutputKind::kPointY, "crank1", top),
                Output("B0_vx", OutputKind::kPointVX, "crank1", top),

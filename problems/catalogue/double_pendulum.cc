@@ -92,13 +92,13 @@ std::shared_ptr<ModelStructure> Structure(const DoublePendulumEquations& eq, con
 
 Problem Build(const ParameterSet& p) {
   DoublePendulumEquations eq;
-  eq.mass = p.GetDouble("mass", 1.0);
-  eq.length = p.GetDouble("length", 1.0);
+  eq.mass = p.GetDouble("mass");
+  eq.length = p.GetDouble("length");
   eq.inertia = eq.mass * eq.length * eq.length / 12.0;
-  eq.gravity = p.GetDouble("g", 9.81);
-  eq.stiffness = p.GetDouble("k", 10.0);
-  eq.damping = p.GetDouble("c", 0.1);
-  const double theta0 = p.GetDouble("theta0", M_PI / 2.0);
+  eq.gravity = p.GetDouble("g");
+  eq.stiffness = p.GetDouble("k");
+  eq.damping = p.GetDouble("c");
+  const double theta0 = p.GetDouble("theta0");
   RequirePositive(eq.mass, "mass");
   RequirePositive(eq.length, "length");
   Problem problem;

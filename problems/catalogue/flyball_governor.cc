@@ -58,8 +58,8 @@ Eigen::Matrix3d BarInertia(double mass, const Eigen::Vector3d& u) {
 }
 
 Problem Build(const ParameterSet& p) {
-  const double k = p.GetDouble("k", 8e5), c = p.GetDouble("c", 4e4);
-  const double omega = p.GetDouble("omega0", 2.0 * M_PI), g = p.GetDouble("g", 9.81);
+  const double k = p.GetDouble("k"), c = p.GetDouble("c");
+  const double omega = p.GetDouble("omega0"), g = p.GetDouble("g");
   RequireNonNegative(k, "k");
   RequireNonNegative(c, "c");
   RequireNonNegative(g, "g");

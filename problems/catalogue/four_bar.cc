@@ -38,7 +38,7 @@ Eigen::Vector3d AssembledAngles(double a1) {
 }
 
 double CrankMass(const ParameterSet& p) {
-  const double m = p.GetDouble("crank_mass", kL1);
+  const double m = p.GetDouble("crank_mass");
   RequirePositive(m, "crank_mass");
   return m;
 }
@@ -46,8 +46,8 @@ double CrankMass(const ParameterSet& p) {
 // The mechanism (both forms): three uniform bars on revolute joints, O4 closing the loop.
 ModelDescription Model(const ParameterSet& p) {
   const double l0 = kL0, l1 = kL1, l2 = kL2, l3 = kL3;
-  const double a1 = p.GetDouble("alpha1_0", 0.0);
-  const double rate = p.GetDouble("alpha1_rate", 5.0);
+  const double a1 = p.GetDouble("alpha1_0");
+  const double rate = p.GetDouble("alpha1_rate");
   const Eigen::Vector3d alpha = AssembledAngles(a1);
   const double a2 = alpha[1], a3 = alpha[2];
   const double th1 = M_PI / 2 - a1, th2 = M_PI / 2 - (a1 + a2), th3 = M_PI / 2 - (a1 + a2 + a3);
@@ -74,7 +74,7 @@ ModelDescription Model(const ParameterSet& p) {
       Joint("O2", JointKind::kRevolute, "crank", P(0.5 * l1, 0), "coupler", P(-0.5 * l2, 0)),
       Joint("O3", JointKind::kRevolute, "coupler", P(0.5 * l2, 0), "rocker", P(-0.5 * l3, 0)),
       Joint("O4", JointKind::kRevolute, "rocker", P(0.5 * l3, 0), "ground", P(l0, 0))};
-  m.forces.push_back(Gravity(P(0, -p.GetDouble("g", 9.81))));
+  m.forces.push_back(Gravity(P(0, -p.GetDouble("g"))));
   OutputDescription alpha1 = Output("alpha1", OutputKind::kAngle, "crank");
   alpha1.offset = M_PI / 2;
   alpha1.scale = -1.0;
@@ -212,9 +212,9 @@ std::shared_ptr<ModelStructure> AnglesStructure(const ModelDescription& m) {
 }
 
 Problem BuildAngles(const ParameterSet& p) {
-  // A result document records every problem parameter, the model form's default
-  // formulation=planar included, and `mbbench check` reruns with them: accept that value.
-  if (p.Has("formulation") && p.GetString("formulation", "planar") != "planar")
+  // The resolved parameters hold the model form's default formulation=planar (a result
+  // document records it, and `mbbench check` reruns with it): accept that value.
+  if (p.GetString("formulation") != "planar")
     throw InputError(
         "four_bar: parameter 'formulation' applies to form=model only (form=angles "
         "is written in the paper's angles)");
@@ -225,18 +225,18 @@ Problem BuildAngles(const ParameterSet& p) {
     eq.mass[i] = i == 0 ? CrankMass(p) : lengths[i];  // 1 kg/m
     eq.inertia[i] = eq.mass[i] * lengths[i] * lengths[i] / 12.0;
   }
-  eq.gravity = p.GetDouble("g", 9.81);
+  eq.gravity = p.GetDouble("g");
   eq.l0 = kL0;
   const ModelDescription model = Model(p);
   Problem problem;
   problem.dae = MakeDae(eq);
   problem.structure = AnglesStructure(model);
-  problem.q0 = AssembledAngles(p.GetDouble("alpha1_0", 0.0));
+  problem.q0 = AssembledAngles(p.GetDouble("alpha1_0"));
   // v0: alpha1' given, alpha2', alpha3' from the velocity constraint C v = 0 (eq 42).
   auto ws = problem.dae->MakeWorkspace();
   Matrix c(2, 3);
   problem.dae->CalcPhiQ(*ws, 0.0, problem.q0, c);
-  const double rate = p.GetDouble("alpha1_rate", 5.0);
+  const double rate = p.GetDouble("alpha1_rate");
   problem.v0 = Vector::Zero(3);
   problem.v0[0] = rate;
   problem.v0.tail(2) = c.rightCols(2).partialPivLu().solve(-c.col(0) * rate);
@@ -252,7 +252,7 @@ Problem BuildAngles(const ParameterSet& p) {
 }
 
 Problem Build(const ParameterSet& p) {
-  if (p.GetString("form", "model") == "angles") return BuildAngles(p);
+  if (p.GetString("form") == "angles") return BuildAngles(p);
   return BuildModelProblem(Model(p), "four_bar", p);
 }
 

@@ -41,11 +41,11 @@ GyroTopData GyroTopDataFor(double theta, double omega_p) {
 namespace {
 
 Problem Build(const ParameterSet& p) {
-  const double theta = p.GetDouble("theta", M_PI / 3.0);
-  const double omega_p = p.GetDouble("omega_p", 10.0);
+  const double theta = p.GetDouble("theta");
+  const double omega_p = p.GetDouble("omega_p");
   RequirePositive(std::abs(omega_p), "omega_p");
   const GyroTopData d = GyroTopDataFor(theta, omega_p);
-  const double omega_s = p.GetDouble("omega_s", d.omega_s);  // unset: eq (165)
+  const double omega_s = p.Has("omega_s") ? p.GetDouble("omega_s") : d.omega_s;  // unset: eq (165)
 
   ModelDescription m;
   m.title = "gyro top (steady precession)";

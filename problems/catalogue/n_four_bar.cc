@@ -13,7 +13,7 @@ namespace mbb {
 namespace {
 
 Problem Build(const ParameterSet& p) {
-  const double windows = p.GetDouble("N", 4);
+  const double windows = p.GetDouble("N");
   if (windows < 1 || windows != static_cast<int>(windows))
     throw InputError("parameter 'N' = " + std::to_string(windows) + ": must be an integer >= 1");
   return BuildModelProblem(FourBarChainModel(static_cast<int>(windows), p), "n_four_bar", p);

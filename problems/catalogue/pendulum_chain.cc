@@ -18,15 +18,15 @@ namespace mbb {
 namespace {
 
 Problem Build(const ParameterSet& p) {
-  const int n = static_cast<int>(p.GetDouble("N", 4));
-  const int every = static_cast<int>(p.GetDouble("massless_every", 0));
-  const double damping = p.GetDouble("c", 0.5);
+  const int n = static_cast<int>(p.GetDouble("N"));
+  const int every = static_cast<int>(p.GetDouble("massless_every"));
+  const double damping = p.GetDouble("c");
   RequirePositive(damping, "c");
   ModelDescription m;
   m.title = "pendulum chain of " + std::to_string(n) + " bars";
   m.source = "004 (scaling family)";
   m.dimension = 2;
-  m.formulation = p.GetString("formulation", "joint-tree");
+  m.formulation = p.GetString("formulation");
   std::string previous = "ground";
   for (int k = 1; k <= n; ++k) {
     const bool massless = every > 0 && k % every == 0;
@@ -44,7 +44,7 @@ Problem Build(const ParameterSet& p) {
     m.forces.push_back(damper);
     previous = name;
   }
-  m.forces.push_back(Gravity(P(0, -p.GetDouble("g", 9.81))));
+  m.forces.push_back(Gravity(P(0, -p.GetDouble("g"))));
   m.outputs = {Output("tip_x", OutputKind::kPointX, previous, P(0.5, 0)),
                Output("tip_y", OutputKind::kPointY, previous, P(0.5, 0))};
   m.t_end = 5.0;

@@ -57,14 +57,14 @@ std::shared_ptr<ModelStructure> Structure(const PhysicalPendulumEquations& eq, d
 
 Problem Build(const ParameterSet& p) {
   PhysicalPendulumEquations eq;
-  eq.mass = p.GetDouble("mass", 1.0);
-  eq.rho = p.GetDouble("rho", 0.5);
-  eq.inertia = p.GetDouble("J", eq.mass * 4.0 * eq.rho * eq.rho / 12.0);
-  eq.gravity = p.GetDouble("g", 9.81);
+  eq.mass = p.GetDouble("mass");
+  eq.rho = p.GetDouble("rho");
+  eq.inertia = p.Has("J") ? p.GetDouble("J") : eq.mass * 4.0 * eq.rho * eq.rho / 12.0;
+  eq.gravity = p.GetDouble("g");
   RequirePositive(eq.mass, "mass");
   RequirePositive(eq.rho, "rho");
   RequirePositive(eq.inertia, "J");
-  const double gamma0 = p.GetDouble("gamma0", 0.0);
+  const double gamma0 = p.GetDouble("gamma0");
   Problem problem;
   problem.dae = MakeDae(eq);
   problem.t_end = 10.0;

@@ -52,9 +52,9 @@ struct PlanarPendulumEquations : EquationDefaults {
 
 Problem Build(const ParameterSet& p) {
   PlanarPendulumEquations eq;
-  eq.mass = p.GetDouble("mass", 1.0);
-  eq.length = p.GetDouble("length", 1.0);
-  eq.gravity = p.GetDouble("g", 9.81);
+  eq.mass = p.GetDouble("mass");
+  eq.length = p.GetDouble("length");
+  eq.gravity = p.GetDouble("g");
   RequirePositive(eq.mass, "mass");
   RequirePositive(eq.length, "length");
   Problem problem;

@@ -10,7 +10,7 @@ namespace mbb {
 namespace {
 
 Problem Build(const ParameterSet& p) {
-  const double length = p.GetDouble("length", 1.0);
+  const double length = p.GetDouble("length");
   RequirePositive(length, "length");
   ModelDescription m;
   m.title = "IFToMM simple pendulum";
@@ -19,14 +19,14 @@ Problem Build(const ParameterSet& p) {
   BodyDescription bob;
   bob.name = "bob";
   bob.kind = BodyKind::kPointMass;
-  bob.mass = p.GetDouble("mass", 1.0);
+  bob.mass = p.GetDouble("mass");
   RequirePositive(bob.mass, "mass");
   bob.position = P(-length, 0.0);
   m.bodies.push_back(bob);
   JointDescription link = Joint("link", JointKind::kDistance, "ground", P(0, 0), "bob", P(0, 0));
   link.length = length;
   m.joints.push_back(link);
-  m.forces.push_back(Gravity(P(0, -p.GetDouble("g", 9.81))));
+  m.forces.push_back(Gravity(P(0, -p.GetDouble("g"))));
   m.outputs = {Output("x", OutputKind::kPointX, "bob"), Output("y", OutputKind::kPointY, "bob")};
   m.t_end = 10.0;
   m.h_default = 1e-3;

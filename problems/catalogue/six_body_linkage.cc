@@ -53,10 +53,10 @@ void Tetrahedron(const std::array<Eigen::Vector3d, 4>& v, double rho, BodyDescri
 }
 
 Problem Build(const ParameterSet& p) {
-  const double rho = 1000.0, side = p.GetDouble("L", 0.1), gamma = 0.16 * M_PI;
+  const double rho = 1000.0, side = p.GetDouble("L"), gamma = 0.16 * M_PI;
   RequirePositive(side, "L");
   const double a = std::tan(gamma);
-  const double omega = p.GetDouble("theta1_dot", 30.0);
+  const double omega = p.GetDouble("theta1_dot");
   const Eigen::Vector3d joint[6] = {P(0, 0, 0),           P(0, side, 0),     P(side, side, 0),
                                     P(side, side, -side), P(side, 0, -side), P(0, 0, -side)};
   const Eigen::Vector3d axis[6] = {P(1, 0, 0), P(0, 0, 1), P(0, 1, 0),
@@ -104,7 +104,7 @@ Problem Build(const ParameterSet& p) {
     j.axis_b = axis[k];
     m.joints.push_back(j);
   }
-  m.forces.push_back(Gravity(P(0, 0, -p.GetDouble("g", 9.81))));
+  m.forces.push_back(Gravity(P(0, 0, -p.GetDouble("g"))));
   m.outputs = {AngleAbout("theta1", "body1", axis[1]),
                AngleAbout("theta2", "body2", axis[2], "body1")};
   m.t_end = 1.0;

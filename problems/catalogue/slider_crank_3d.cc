@@ -30,8 +30,8 @@ Eigen::Vector4d Quaternion(const Eigen::Matrix3d& rotation) {
 }
 
 Problem Build(const ParameterSet& p) {
-  const bool mid = p.GetString("crank_com", "pivot") == "mid";
-  const double omega = p.GetDouble("omega0", 6.0);
+  const bool mid = p.GetString("crank_com") == "mid";
+  const double omega = p.GetDouble("omega0");
   const Eigen::Vector3d a = P(0, 0.1, 0.12), b = a + P(0, 0, 0.08), c = P(0.2, 0, 0);
   ModelDescription m;
   m.title = "spatial slider-crank";
@@ -93,7 +93,7 @@ Problem Build(const ParameterSet& p) {
   prismatic.axis_a = P(1, 0, 0);
   prismatic.axis_b = P(1, 0, 0);
   m.joints = {revolute, spherical, universal, prismatic};
-  m.forces.push_back(Gravity(P(0, 0, -p.GetDouble("g", 9.81))));
+  m.forces.push_back(Gravity(P(0, 0, -p.GetDouble("g"))));
   OutputDescription angle = Output("crank_angle", OutputKind::kAngle, "crank");
   angle.axis = P(1, 0, 0);
   angle.offset = -M_PI / 2;  // theta = 0 with the crank vertical

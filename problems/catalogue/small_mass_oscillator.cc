@@ -22,8 +22,8 @@ namespace {
 constexpr double kRest = 10.0;
 
 Problem Build(const ParameterSet& p) {
-  const double m1 = p.GetDouble("m1", 1e-3);
-  const bool tree = p.GetString("formulation", "planar") == "joint-tree";
+  const double m1 = p.GetDouble("m1");
+  const bool tree = p.GetString("formulation") == "joint-tree";
   if (m1 == 0.0 && !tree)
     throw InputError(
         "parameter 'm1' = 0: the eq (6) limit model needs formulation=joint-tree (the "
@@ -37,7 +37,7 @@ Problem Build(const ParameterSet& p) {
     BodyDescription b;
     b.name = i == 0 ? "m1" : "m2";
     b.kind = BodyKind::kPointMass;
-    b.mass = i == 0 ? m1 : p.GetDouble("m2", 1.0);
+    b.mass = i == 0 ? m1 : p.GetDouble("m2");
     b.position = P(kRest * i, 0.0);
     m.bodies.push_back(b);
     if (tree) {  // prismatic along x: q1 = x1, q2 = x2 - x1 - kRest = p2 - p1
@@ -68,10 +68,9 @@ Problem Build(const ParameterSet& p) {
     f.rest_length = kRest;
     return f;
   };
-  m.forces.push_back(spring("c1_d1", "ground", P(-kRest, 0), "m1", p.GetDouble("c1", 1.0),
-                            p.GetDouble("d1", 1e-5)));
   m.forces.push_back(
-      spring("c2_d2", "m1", P(0, 0), "m2", p.GetDouble("c2", 1.0), p.GetDouble("d2", 1e-5)));
+      spring("c1_d1", "ground", P(-kRest, 0), "m1", p.GetDouble("c1"), p.GetDouble("d1")));
+  m.forces.push_back(spring("c2_d2", "m1", P(0, 0), "m2", p.GetDouble("c2"), p.GetDouble("d2")));
   ForceDescription force;
   force.name = "F";
   force.kind = ForceKind::kForce;

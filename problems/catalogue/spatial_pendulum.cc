@@ -52,9 +52,9 @@ std::shared_ptr<ModelStructure> Structure(const SpatialPendulumEquations& eq, co
 
 Problem Build(const ParameterSet& p) {
   SpatialPendulumEquations eq;
-  eq.mass = p.GetDouble("mass", 1.0);
-  eq.length = p.GetDouble("length", 0.08);
-  eq.gravity = p.GetDouble("g", 9.81);
+  eq.mass = p.GetDouble("mass");
+  eq.length = p.GetDouble("length");
+  eq.gravity = p.GetDouble("g");
   RequirePositive(eq.mass, "mass");
   RequirePositive(eq.length, "length");
   Problem problem;
@@ -64,7 +64,7 @@ Problem Build(const ParameterSet& p) {
   problem.q0 = Vector::Zero(3);
   problem.q0[0] = eq.length;
   problem.v0 = Vector::Zero(3);
-  problem.v0[1] = p.GetDouble("v0", 0.7895);
+  problem.v0[1] = p.GetDouble("v0");
   problem.structure = Structure(eq, problem.v0);
   problem.output_names = {"x", "y", "z"};
   problem.calc_outputs = [](double, const Vector& q, const Vector&, Vector& out) { out = q; };

@@ -172,16 +172,16 @@ Problem BuildModelForm(const SpinTopEquations& eq, const Vector& q0, const Eigen
 
 Problem Build(const ParameterSet& p) {
   SpinTopEquations eq;
-  eq.mass = p.GetDouble("mass", 30.0);
-  eq.inertia[0] = p.GetDouble("J1", 90.0);
-  eq.inertia[1] = p.GetDouble("J2", 90.0);
-  eq.inertia[2] = p.GetDouble("J3", 30.0);
-  eq.gravity = p.GetDouble("g", 9.81);
+  eq.mass = p.GetDouble("mass");
+  eq.inertia[0] = p.GetDouble("J1");
+  eq.inertia[1] = p.GetDouble("J2");
+  eq.inertia[2] = p.GetDouble("J3");
+  eq.gravity = p.GetDouble("g");
   eq.tip_distance = 1.0;  // tip 1 m from the centre of mass, on the unit sphere
   RequirePositive(eq.mass, "mass");
   for (int i = 0; i < 3; ++i) RequirePositive(eq.inertia[i], "J" + std::to_string(i + 1));
-  const double omega0[3] = {p.GetDouble("omega0_x", 0.1), p.GetDouble("omega0_y", 0.1),
-                            p.GetDouble("omega0_z", 0.3)};
+  const double omega0[3] = {p.GetDouble("omega0_x"), p.GetDouble("omega0_y"),
+                            p.GetDouble("omega0_z")};
 
   Problem problem;
   problem.dae = MakeDae(eq);
@@ -196,12 +196,12 @@ Problem Build(const ParameterSet& p) {
   BodyMatrix(problem.q0.data() + 3, g0);
   for (int k = 0; k < 4; ++k)  // e'0 = 1/2 E(e0)^T omega0
     for (int i = 0; i < 3; ++i) problem.v0[3 + k] += 0.5 * g0[i][k] * omega0[i];
-  if (p.GetString("rdot0", "zero") == "consistent") {
+  if (p.GetString("rdot0") == "consistent") {
     // Tip velocity r'0 + omega0 x u0 with A = I, u0 = (0, 0, -1), omega0 x u0 =
     // (-omega0_y, omega0_x, 0); the tip at (0, -1, 0) must have a zero y velocity.
     problem.v0[1] = -omega0[0];
   }
-  if (p.GetString("form", "equations") == "model")
+  if (p.GetString("form") == "model")
     return BuildModelForm(eq, problem.q0, problem.v0.head<3>(), omega0, p);
   problem.structure = Structure(eq, problem.q0, problem.v0.head<3>(), omega0);
   problem.output_names = {"cm_x", "cm_y", "cm_z"};

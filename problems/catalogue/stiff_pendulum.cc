@@ -111,18 +111,18 @@ std::shared_ptr<ModelStructure> Structure(const StiffPendulumData& d, double the
 
 Problem Build(const ParameterSet& p) {
   StiffPendulumData data;
-  data.mass = p.GetDouble("mass", 1.0);
-  data.length = p.GetDouble("length", 1.0);
-  data.gravity = p.GetDouble("g", 9.8);
-  data.torque_amplitude = p.GetDouble("T0", 0.1);
-  data.torque_frequency = p.GetDouble("wbar", 0.1);
+  data.mass = p.GetDouble("mass");
+  data.length = p.GetDouble("length");
+  data.gravity = p.GetDouble("g");
+  data.torque_amplitude = p.GetDouble("T0");
+  data.torque_frequency = p.GetDouble("wbar");
   RequirePositive(data.mass, "mass");
   RequirePositive(data.length, "length");
   RequirePositive(data.torque_frequency, "wbar");
 
   Problem problem;
-  const double theta0 = p.GetDouble("theta0", 0.0);
-  const bool minimal = p.GetString("form", "constrained") == "minimal";
+  const double theta0 = p.GetDouble("theta0");
+  const bool minimal = p.GetString("form") == "minimal";
   problem.structure = Structure(data, theta0, minimal);
   if (minimal) {
     MinimalEquations eq;

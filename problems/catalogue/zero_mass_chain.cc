@@ -52,12 +52,12 @@ BodyDescription PointMass(const std::string& name, double mass, double x, double
 }
 
 Problem Build(const ParameterSet& p, bool chain_b) {
-  const double mi = p.GetDouble("m_i", 0.0), mj = p.GetDouble("m_j", 1.0);
+  const double mi = p.GetDouble("m_i"), mj = p.GetDouble("m_j");
   if (mi != 0.0) RequirePositive(mi, "m_i");
   RequirePositive(mj, "m_j");
-  const double cix = p.GetDouble("c_ix", 10.0), dix = p.GetDouble("d_ix", 1.0);
-  const double ciy = p.GetDouble("c_iy", 10.0), diy = p.GetDouble("d_iy", 1.0);
-  const double l = p.GetDouble("l", 1.0);
+  const double cix = p.GetDouble("c_ix"), dix = p.GetDouble("d_ix");
+  const double ciy = p.GetDouble("c_iy"), diy = p.GetDouble("d_iy");
+  const double l = p.GetDouble("l");
   RequirePositive(l, "l");
   ModelDescription m;
   m.title = chain_b ? "zero-mass chain, Fig 3 lower" : "zero-mass chain, Fig 3 upper";
@@ -67,7 +67,7 @@ Problem Build(const ParameterSet& p, bool chain_b) {
   m.forces.push_back(SpringDamper("c_ix_d_ix", "ground", P(-kAnchor, 0), "i", cix, dix, kAnchor));
   m.forces.push_back(SpringDamper("c_iy_d_iy", "ground", P(0, -kAnchor), "i", ciy, diy, kAnchor));
   if (!chain_b) {
-    const double cjx = p.GetDouble("c_jx", 1.0), djx = p.GetDouble("d_jx", 0.1);
+    const double cjx = p.GetDouble("c_jx"), djx = p.GetDouble("d_jx");
     const double stretch = 0.2;
     // On the slow manifold of m_i = 0: c_ix p_ix = c_jx (stretch - p_ix), (34) at rest.
     const double pix = cjx * stretch / (cix + cjx);
