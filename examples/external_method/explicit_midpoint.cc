@@ -95,14 +95,18 @@ class ExplicitMidpoint final : public mbb::FixedStepMethod {
 }  // namespace
 
 mbb::MethodEntry ExplicitMidpointEntry() {
-  mbb::MethodEntry entry;
-  entry.name = "explicit-midpoint";
-  entry.summary = "explicit midpoint rule on a minimal-coordinate form (m = 0), an example";
-  entry.source = "Hairer, Norsett, Wanner 1993, s II.1 eq. (1.3)";
-  entry.uses_step_size = true;  // reads RunSettings::h
-  entry.create = [](const mbb::ParameterSet&) { return std::make_unique<ExplicitMidpoint>(); };
+  // The fields up to the step control, in order (C++17 has no designated initialisers; a
+  // C++20 consumer writes .name = ..., .step = ...). A step control must be given: a fixed
+  // step, so the method reads RunSettings::h and no tolerances.
+  mbb::MethodEntry entry{
+      "explicit-midpoint",
+      "explicit midpoint rule on a minimal-coordinate form (m = 0), an example",
+      "Hairer, Norsett, Wanner 1993, s II.1 eq. (1.3)",
+      /*parameters=*/{},
+      [](const mbb::ParameterSet&) { return std::make_unique<ExplicitMidpoint>(); },
+      mbb::StepMode::kFixed};
   // Order 2 (HNW93 s II.1); no constraint promise is needed on an m = 0 form.
-  entry.promises = mbb::MethodPromises::FixedStep(DECLARED_ORDER);
+  entry.promises = mbb::MethodPromises::Order(DECLARED_ORDER);
   // Runs on stiff_pendulum's minimal form unless the user pins another.
   entry.preferred_problem_parameters = {{"form", "minimal"}};
   return entry;
