@@ -20,6 +20,7 @@
 #include <cmath>
 
 #include "harness/check_command.h"
+#include "harness/compare_command.h"
 #include "harness/context.h"
 #include "harness/export.h"
 #include "harness/fastest.h"
@@ -863,6 +864,8 @@ int RunCli(const std::vector<std::string>& argv) {
 
   FastestOptions fastest_options;
   CLI::App* fastest = AddFastestCommand(app, fastest_options);
+  CompareOptions compare_options;
+  CLI::App* compare = AddCompareCommand(app, compare_options);
 
   if (argv.size() == 1 && argv[0] == "help") {  // the old spelling of --help
     std::fputs(app.help().c_str(), stdout);
@@ -925,6 +928,7 @@ int RunCli(const std::vector<std::string>& argv) {
     if (export_cmd->parsed()) return CmdExport(export_dir, export_csv, export_json, export_out);
     if (reference->parsed()) return CmdReference(reference_options, samples);
     if (fastest->parsed()) return CmdFastest(fastest_options);
+    if (compare->parsed()) return RunCompare(compare_options);
     throw InputError("no command");  // unreachable: checked above
   } catch (const InputError& e) {
     std::fprintf(stderr, "mbbench: error: %s\n", e.what());
