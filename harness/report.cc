@@ -451,14 +451,20 @@ void WriteAgreement(Document& doc, const std::vector<ResultSummary>& rows) {
             table, classes);
 }
 
-void WriteEnvironment(Document& doc, const std::vector<ResultSummary>& rows) {
+// One row per machine and build, counting the runs and the stability searches made there.
+void WriteEnvironment(Document& doc, const std::vector<ResultSummary>& rows,
+                      const std::vector<StabilitySummary>& stability) {
   struct Range {
     std::string first_date, last_date;
     std::optional<double> load_min, load_max;
-    int runs = 0;
+    int runs = 0, searches = 0;
   };
   std::map<std::vector<std::string>, Range> environments;
-  for (const auto& r : rows) {
+  std::vector<const ResultSummary*> documents;
+  for (const auto& r : rows) documents.push_back(&r);
+  for (const auto& s : stability) documents.push_back(&s.environment);
+  for (size_t i = 0; i < documents.size(); ++i) {
+    const ResultSummary& r = *documents[i];
     const std::vector<std::string> key = {
         r.git_commit.substr(0, 12) + (r.git_dirty ? " (dirty)" : ""),
         r.compiler,
@@ -468,7 +474,7 @@ void WriteEnvironment(Document& doc, const std::vector<ResultSummary>& rows) {
         r.cpu + ", " + std::to_string(r.cores) + " cores",
         r.host.empty() ? "-" : r.host};
     Range& range = environments[key];
-    ++range.runs;
+    ++(i < rows.size() ? range.runs : range.searches);
     if (range.first_date.empty() || r.date < range.first_date) range.first_date = r.date;
     if (r.date > range.last_date) range.last_date = r.date;
     if (r.load_average_1min) {
@@ -488,10 +494,11 @@ void WriteEnvironment(Document& doc, const std::vector<ResultSummary>& rows) {
     line.push_back(
         range.load_min ? Num(range.load_min, "%.2f") + " .. " + Num(range.load_max, "%.2f") : "-");
     line.push_back(std::to_string(range.runs));
+    line.push_back(std::to_string(range.searches));
     table.push_back(line);
   }
   doc.Table({"commit", "compiler", "flags", "libraries", "CPU", "host", "dates (UTC)",
-             "load average at run start (1 min)", "runs"},
+             "load average at run start (1 min)", "runs", "stability searches"},
             table);
 }
 
@@ -570,7 +577,7 @@ int WriteReport(const std::string& dir, std::vector<UnreadableResult>& unreadabl
       table.push_back({unreadable[i].file, unreadable[i].reason});
     doc.Table({"file", "reason"}, table);
   }
-  WriteEnvironment(doc, rows);
+  WriteEnvironment(doc, rows, stability);
   WriteFileAtomically(dir + "/report.md", doc.Markdown());
   WriteFileAtomically(dir + "/report.html", doc.Html("mbbench report: " + dir));
   return static_cast<int>(rows.size());

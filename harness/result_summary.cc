@@ -91,6 +91,28 @@ std::string ReadText(const fs::path& path, bool* ok) {
   return text.str();
 }
 
+// The machine and build of a document (its `context`), for the report's environment table.
+void ReadContext(const JsonDocument& d, ResultSummary& r) {
+  r.cpu = d.OptionalString("context.cpu");
+  r.cores =
+      static_cast<int>(std::clamp(d.OptionalNumberAt("context.cores").value_or(0.0), 0.0, 1e9));
+  r.compiler = d.OptionalString("context.compiler");
+  r.git_commit = d.OptionalString("context.git_commit");
+  r.date = d.OptionalString("context.date");
+  r.git_dirty = d.Boolean("context.git_dirty", false);
+  for (auto [key, field] : {std::pair{"flags", &r.flags},
+                            {"build_type", &r.build_type},
+                            {"eigen", &r.eigen},
+                            {"sundials", &r.sundials},
+                            {"boost", &r.boost},
+                            {"host", &r.host},
+                            {"simbody", &r.simbody}})
+    *field = d.OptionalString(std::string("context.") + key);
+  if (const nlohmann::json* load = d.Find("context.load_average");
+      load != nullptr && load->is_array() && !load->empty() && (*load)[0].is_number())
+    r.load_average_1min = (*load)[0].get<double>();
+}
+
 }  // namespace
 
 StabilitySummary ParseStabilitySummaryText(const std::string& text, const std::string& where) {
@@ -109,6 +131,8 @@ StabilitySummary ParseStabilitySummaryText(const std::string& text, const std::s
   s.t_end = d.OptionalNumberAt("settings.t_end").value_or(0.0);
   if (d.Find("trials") != nullptr) s.trials = static_cast<int>(d.Array("trials").size());
   s.message = d.OptionalString("message");
+  if (const nlohmann::json* context = d.Find("context"); context != nullptr && context->is_object())
+    ReadContext(d, s.environment);
   return s;
 }
 
@@ -191,24 +215,7 @@ ResultSummary ParseResultSummaryText(const std::string& text, const std::string&
   r.energy_rel_drift = d.NumberOrNull("metrics.energy.max_rel_drift");
   r.position_residual = d.NumberOrNull("metrics.constraint_residual.position_max");
   d.Object("context");
-  r.cpu = d.OptionalString("context.cpu");
-  r.cores =
-      static_cast<int>(std::clamp(d.OptionalNumberAt("context.cores").value_or(0.0), 0.0, 1e9));
-  r.compiler = d.OptionalString("context.compiler");
-  r.git_commit = d.OptionalString("context.git_commit");
-  r.date = d.OptionalString("context.date");
-  r.git_dirty = d.Boolean("context.git_dirty", false);
-  for (auto [key, field] : {std::pair{"flags", &r.flags},
-                            {"build_type", &r.build_type},
-                            {"eigen", &r.eigen},
-                            {"sundials", &r.sundials},
-                            {"boost", &r.boost},
-                            {"host", &r.host},
-                            {"simbody", &r.simbody}})
-    *field = d.OptionalString(std::string("context.") + key);
-  if (const nlohmann::json* load = d.Find("context.load_average");
-      load != nullptr && load->is_array() && !load->empty() && (*load)[0].is_number())
-    r.load_average_1min = (*load)[0].get<double>();
+  ReadContext(d, r);
   r.atol = d.OptionalNumberAt("settings.atol");
   r.t_end = d.OptionalNumberAt("settings.t_end").value_or(0.0);
   r.series_file = d.OptionalString("series");

@@ -43,6 +43,9 @@ struct StabilitySummary {
   std::optional<double> h_max_stable, h_min_unstable;
   double t_end = 0.0;
   int trials = 0;
+  /// Its context (commit, compiler, flags, libraries, CPU, host, date) in the fields of a
+  /// result's summary, the rest left empty: the report's environment table counts it.
+  ResultSummary environment;
 };
 /// A .json file under a results directory that could not be read as a result (or was
 /// skipped as another kind of document), with the reason naming the key at fault.

@@ -133,6 +133,9 @@ TEST_CASE("a stability result in the directory appears as a row of the stability
   const std::string md = ReadAll(out / "report.md");
   CHECK(md.find("## Stability limits") != std::string::npos);
   CHECK(md.find("| stiff_pendulum | odeint-rk4 |") != std::string::npos);
+  // The environment table counts the search beside the run (same build, same machine): the
+  // row ends with 1 run and 1 stability search.
+  CHECK(md.find("| 1 | 1 |\n") != std::string::npos);
 }
 
 TEST_CASE("without a reference, methods that end in different states are flagged", "[report]") {
