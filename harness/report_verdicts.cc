@@ -22,10 +22,11 @@ std::string FormatNumber(const std::optional<double>& x, const char* format) {
 std::vector<std::string> InaccuracyReasons(const ResultSummary& r) {
   std::vector<std::string> reasons;
   if (r.status != "ok") return reasons;
-  const std::optional<double> error = r.error_rel ? r.error_rel : r.output_error_rel;
-  if (error && *error > kInaccurateError)
-    reasons.push_back((r.error_rel ? "position error " : "output error ") +
-                      FormatNumber(error, "%.2g") + " > " + FormatNumber(kInaccurateError, "%g"));
+  for (const auto& [what, error] :
+       {std::pair{"position error ", r.error_rel}, {"output error ", r.output_error_rel}})
+    if (error && *error > kInaccurateError)
+      reasons.push_back(what + FormatNumber(error, "%.2g") + " > " +
+                        FormatNumber(kInaccurateError, "%g"));
   if (r.energy_rel_drift && *r.energy_rel_drift > kEnergyDriftWarning)
     reasons.push_back("energy drift " + FormatNumber(r.energy_rel_drift, "%.2g") + " > " +
                       FormatNumber(kEnergyDriftWarning, "%g"));

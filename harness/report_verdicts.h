@@ -13,7 +13,7 @@
 
 namespace mbb {
 
-/// An ok run whose error against the reference (position, else outputs) exceeds this is
+/// An ok run whose error against the reference (position or outputs) exceeds this is
 /// "ok but inaccurate": fewer than two significant correct digits, too few for the error
 /// plots of the papers (their curves separate at 1e-3 and below).
 constexpr double kInaccurateError = 1e-2;
@@ -28,8 +28,9 @@ constexpr double kNoisySpread = 0.5;
 /// "ok", "inaccurate" (ok but inaccurate), "failed", "unstable", "na" (not applicable), or
 /// the status itself for another word: the CSS class of the run's cells.
 std::string StatusClass(const ResultSummary& r);
-/// Why an ok run is inaccurate (empty when it is not): error above kInaccurateError, energy
-/// drift above the warning threshold of docs/divergence.md, outputs_meaningful false.
+/// Why an ok run is inaccurate (empty when it is not): position or output error above
+/// kInaccurateError, energy drift above the warning threshold of docs/divergence.md,
+/// outputs_meaningful false.
 std::vector<std::string> InaccuracyReasons(const ResultSummary& r);
 /// The status as the tables print it: "ok (inaccurate)" for an inaccurate ok run.
 std::string StatusText(const ResultSummary& r);

@@ -243,6 +243,23 @@ TEST_CASE("numbers that round to zero print without a sign", "[report]") {
   CHECK(FormatNumber(std::nullopt, "%g") == "-");
 }
 
+TEST_CASE("ok but inaccurate: any error above the threshold, drift, or not meaningful",
+          "[report]") {
+  ResultSummary r;
+  r.status = "ok";
+  r.error_rel = 1e-8;
+  CHECK(StatusClass(r) == "ok");
+  r.output_error_rel = 0.43;  // issue 35: positions fine, an output 43 % off
+  CHECK(StatusClass(r) == "inaccurate");
+  CHECK(StatusText(r) == "ok (inaccurate)");
+  r.output_error_rel = 1e-8;
+  r.outputs_meaningful = false;
+  CHECK(InaccuracyReasons(r) == std::vector<std::string>{"outputs_meaningful: false"});
+  r.status = "failed";  // a failed run is failed, not inaccurate
+  CHECK(StatusClass(r) == "failed");
+  CHECK(InaccuracyReasons(r).empty());
+}
+
 TEST_CASE("the order flag uses the conformance suite's slack", "[report]") {
   OrderFit fit;
   fit.declared = 4;
