@@ -20,6 +20,7 @@
 #include <cmath>
 
 #include "harness/check_command.h"
+#include "harness/compare_command.h"
 #include "harness/context.h"
 #include "harness/export.h"
 #include "harness/fastest.h"
@@ -203,7 +204,7 @@ void PrintTableRow(const RunRecord& r, const TableWidths& w) {
               ran ? Cell(r.metrics.position_residual_max).c_str() : "-", Cell(err).c_str());
   if (r.status != RunStatus::kOk && !r.message.empty())
     std::printf("    -> %s\n", r.message.c_str());
-  for (size_t k = r.run_warnings_begin; k < r.warnings.size(); ++k)
+  for (size_t k = 0; k < r.warnings.size(); ++k)  // the problem's too (a moved initial state)
     std::printf("    -> warning: %s\n", r.warnings[k].c_str());
   std::fflush(stdout);
 }
@@ -685,10 +686,10 @@ void PrintReadProblems(const std::vector<UnreadableResult>& unreadable,
 // Every unreadable .json file is named on stderr and makes the exit code 1 (after the
 // report of the readable ones is written): a truncated result must not go unnoticed. A JSON
 // file that is not a result (an array, another schema) is named as skipped (a warning).
-int CmdReport(const std::string& dir) {
+int CmdReport(const std::string& dir, const std::string& error_measure) {
   RequireDirectory(dir, "report:");
   std::vector<UnreadableResult> unreadable, skipped;
-  const int count = WriteReport(dir, unreadable, &skipped);
+  const int count = WriteReport(dir, unreadable, &skipped, error_measure);
   std::printf("%d results -> %s/report.md, %s/report.html\n", count, dir.c_str(), dir.c_str());
   PrintReadProblems(unreadable, skipped);
   return count > 0 && unreadable.empty() ? kExitOk : kExitRunsFailed;
@@ -857,6 +858,12 @@ int RunCli(const std::vector<std::string>& argv) {
   CLI::App* report =
       app.add_subcommand("report", "report.md + report.html with work-precision plots");
   report->add_option("directory", report_dir, "results directory")->required();
+  std::string report_error = "max";
+  report
+      ->add_option("--error", report_error,
+                   "error the plots draw: max (position, default), output, energy; final and "
+                   "l2 are not recorded in results")
+      ->type_name("MEASURE");
 
   std::string export_dir, export_out;
   bool export_csv = false, export_json = false;
@@ -878,6 +885,8 @@ int RunCli(const std::vector<std::string>& argv) {
 
   FastestOptions fastest_options;
   CLI::App* fastest = AddFastestCommand(app, fastest_options);
+  CompareOptions compare_options;
+  CLI::App* compare = AddCompareCommand(app, compare_options);
 
   MergeOptions merge_options;
   CLI::App* merge = AddMergeCommand(app, merge_options);
@@ -939,11 +948,12 @@ int RunCli(const std::vector<std::string>& argv) {
       return RunCheck(check_options);
     }
     if (figures->parsed()) return CmdFigures(paper);
-    if (report->parsed()) return CmdReport(report_dir);
+    if (report->parsed()) return CmdReport(report_dir, report_error);
     if (export_cmd->parsed()) return CmdExport(export_dir, export_csv, export_json, export_out);
     if (reference->parsed()) return CmdReference(reference_options, samples);
     if (fastest->parsed()) return CmdFastest(fastest_options);
     if (merge->parsed()) return CmdMerge(merge_options);
+    if (compare->parsed()) return RunCompare(compare_options);
     throw InputError("no command");  // unreachable: checked above
   } catch (const InputError& e) {
     std::fprintf(stderr, "mbbench: error: %s\n", e.what());

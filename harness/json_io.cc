@@ -101,7 +101,8 @@ json MetricsJson(const RunRecord& r) {
     j["wall_time_s"] = {{"min", r.wall_time->min},
                         {"median", r.wall_time->median},
                         {"max", r.wall_time->max},
-                        {"repeats", r.wall_time->repeats}};
+                        {"repeats", r.wall_time->repeats},
+                        {"times", r.wall_time->times}};
     j["time_per_step_s"] =
         r.counters.steps > 0 ? json(r.wall_time->median / r.counters.steps) : json(nullptr);
   } else {

@@ -31,13 +31,21 @@ std::string Script(const PlotSpec& spec, const std::string& terminal, const std:
      << "\nset title " << Quoted(spec.title) << "\nset key below\nset grid\n";
   std::string plot;
   for (size_t i = 0; i < spec.lines.size(); ++i) {
+    const PlotLine& line = spec.lines[i];
     const std::string data = Quoted(spec.name + ".dat");
-    plot += std::string(plot.empty() ? "" : ", \\\n  ") + data + " index " + std::to_string(i) +
-            " using 1:2 with " + (spec.points ? "linespoints" : "lines") + " lt " +
-            std::to_string(i + 1) + " title " + Quoted(spec.lines[i].title);
-    if (!spec.lines[i].labels.empty())
-      plot += ", \\\n  " + data + " index " + std::to_string(i) +
-              " using 1:2:3 with labels offset 0,0.8 font ',8' tc lt " + std::to_string(i + 1) +
+    const std::string index = data + " index " + std::to_string(i);
+    const std::string lt = std::to_string(i + 1);
+    plot += plot.empty() ? "" : ", \\\n  ";
+    if (line.guide) {
+      plot += index + " using 1:2 with lines dt 2 lc rgb 'gray40' title " + Quoted(line.title);
+      continue;
+    }
+    plot += index + " using 1:2 with " + (spec.points ? "linespoints" : "lines") + " lt " + lt +
+            " title " + Quoted(line.title);
+    if (!line.x_ranges.empty())
+      plot += ", \\\n  " + index + " using 1:2:3:4 with xerrorbars lt " + lt + " notitle";
+    if (!line.labels.empty())
+      plot += ", \\\n  " + index + " using 1:2:5 with labels offset 0,0.8 font ',8' tc lt " + lt +
               " notitle";
   }
   gp << "plot " << plot << "\n";
@@ -55,10 +63,12 @@ bool DrawPlot(const std::string& dir, const PlotSpec& spec) {
     data.precision(10);
     for (const auto& line : spec.lines) {
       data << "# " << line.title << "\n";
+      // Columns: x, y, x low, x high (x when no range), label ("" when none).
       for (size_t k = 0; k < line.points.size(); ++k) {
-        data << line.points[k].first << " " << line.points[k].second;
-        if (!line.labels.empty()) data << " \"" << line.labels[k] << "\"";
-        data << "\n";
+        const auto [x, y] = line.points[k];
+        const auto range = k < line.x_ranges.size() ? line.x_ranges[k] : std::pair{x, x};
+        data << x << " " << y << " " << range.first << " " << range.second << " \""
+             << (k < line.labels.size() ? line.labels[k] : "") << "\"\n";
       }
       data << "\n\n";
     }

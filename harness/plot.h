@@ -16,6 +16,10 @@ struct PlotLine {
   std::string title;
   std::vector<std::pair<double, double>> points;
   std::vector<std::string> labels;
+  /// Optional, one per point: the x interval drawn as a horizontal error bar (the min and max
+  /// wall time of the repeats).
+  std::vector<std::pair<double, double>> x_ranges;
+  bool guide = false;  // a reference drawn dashed in grey (a slope triangle), no points
 };
 
 struct PlotSpec {

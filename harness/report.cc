@@ -13,6 +13,7 @@
 #include "harness/json_io.h"
 #include "harness/plot.h"
 #include "harness/report_analysis.h"
+#include "harness/report_verdicts.h"
 
 namespace mbb {
 
@@ -21,10 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string Num(const std::optional<double>& x, const char* format = "%.3g") {
-  if (!x) return "-";
-  char buffer[48];
-  std::snprintf(buffer, sizeof buffer, format, *x);
-  return buffer;
+  return FormatNumber(x, format);
 }
 
 // A file name or parser message in HTML text.
@@ -52,6 +50,14 @@ std::string MdCell(const std::string& text) {
   return out;
 }
 
+// The status colours of the HTML tables (docs/reports.md, "Verdicts"); the Markdown spells
+// the same verdicts out in the cells.
+constexpr const char* kStatusStyle =
+    "td.ok{background:#d8f0d8}td.inaccurate{background:#fff0b0}td.failed{background:#f6c8c8}"
+    "td.unstable{background:#f9d9b0}td.na{background:#e8e8e8;color:#555}"
+    "td.mixed{background:#f9e4c8}td.flag{background:#f6c8c8;font-weight:bold}"
+    "td.noisy{background:#e4e0f4}td.left{text-align:left}";
+
 // Writes one table to both documents.
 class Document {
  public:
@@ -63,8 +69,10 @@ class Document {
     md_ << text << "\n\n";
     html_ << "<p>" << Escape(text) << "</p>\n";
   }
+  // `classes`, when given, holds a CSS class per cell ("" for none): the status colours.
   void Table(const std::vector<std::string>& header,
-             const std::vector<std::vector<std::string>>& rows) {
+             const std::vector<std::vector<std::string>>& rows,
+             const std::vector<std::vector<std::string>>& classes = {}) {
     md_ << "|";
     html_ << "<table><tr>";
     for (const auto& h : header) md_ << " " << MdCell(h) << " |", html_ << "<th>" << Escape(h);
@@ -72,10 +80,15 @@ class Document {
     for (size_t i = 0; i < header.size(); ++i) md_ << "---|";
     md_ << "\n";
     html_ << "</tr>\n";
-    for (const auto& row : rows) {
+    for (size_t i = 0; i < rows.size(); ++i) {
       md_ << "|";
       html_ << "<tr>";
-      for (const auto& c : row) md_ << " " << MdCell(c) << " |", html_ << "<td>" << Escape(c);
+      for (size_t k = 0; k < rows[i].size(); ++k) {
+        const std::string& c = rows[i][k];
+        const std::string css = i < classes.size() && k < classes[i].size() ? classes[i][k] : "";
+        md_ << " " << MdCell(c) << " |";
+        html_ << (css.empty() ? "<td>" : "<td class='" + css + "'>") << Escape(c);
+      }
       md_ << "\n";
       html_ << "</tr>\n";
     }
@@ -91,42 +104,104 @@ class Document {
     return "<!doctype html><meta charset='utf-8'><title>" + Escape(title) +
            "</title><style>body{font-family:sans-serif;max-width:1400px}"
            "table{border-collapse:collapse;margin-bottom:1em}td,th{border:1px solid "
-           "#bbb;padding:2px 6px;text-align:right}img{max-width:100%}</style>\n" +
-           html_.str();
+           "#bbb;padding:2px 6px;text-align:right}img{max-width:100%}" +
+           kStatusStyle + "</style>\n" + html_.str();
   }
 
  private:
   std::ostringstream md_, html_;
 };
 
+// The error measure of the work-precision and convergence plots (`report --error`).
+struct ErrorMeasure {
+  std::string name, axis;
+  std::optional<double> (*of)(const ResultSummary&);
+};
+
+// Only what result documents record (docs/reports.md): a measure they do not hold is refused.
+ErrorMeasure ErrorMeasureNamed(const std::string& name) {
+  if (name == "max")
+    return {name, "max relative position error [-]",
+            [](const ResultSummary& r) { return r.error_rel; }};
+  if (name == "output")
+    return {name, "max relative output error [-]",
+            [](const ResultSummary& r) { return r.output_error_rel; }};
+  if (name == "energy")
+    return {name, "max relative energy drift [-]",
+            [](const ResultSummary& r) { return r.energy_rel_drift; }};
+  if (name == "final" || name == "l2")
+    throw InputError("report --error " + name +
+                     ": not recorded in result documents (metrics.error holds maxima over the "
+                     "samples: position_max_rel, output_max_rel; metrics.energy.max_rel_drift); "
+                     "choose max, output or energy");
+  throw InputError("report --error " + name + ": unknown measure (max, output, energy)");
+}
+
 // One line per configuration of `problem`: points (x(r), error) over its ok runs, labelled
-// with the swept value.
+// with the swept value ("(noisy)" when the timing is); with `ranges`, the min .. max wall
+// time of the repeats as horizontal error bars.
 std::vector<PlotLine> ErrorLines(const std::vector<ResultSummary>& rows, const std::string& problem,
-                                 double (*x)(const ResultSummary&)) {
+                                 double (*x)(const ResultSummary&), const ErrorMeasure& measure,
+                                 bool ranges = false) {
   // Points in the order of the sweep (largest h or rtol first), so that a line follows the
   // swept value rather than zig-zagging through noisy wall times.
   struct Point {
     double swept, x, error;
     std::string label;
+    std::pair<double, double> range;
   };
   std::map<std::string, std::vector<Point>> by_config;
-  for (const auto& r : rows)
-    if (r.problem == problem && r.status == "ok" && r.error_rel && *r.error_rel > 0.0) {
+  for (const auto& r : rows) {
+    const std::optional<double> error = measure.of(r);
+    if (r.problem == problem && r.status == "ok" && error && *error > 0.0) {
       const double xv = x(r);
       const double swept = r.rtol ? *r.rtol : r.h.value_or(0.0);
+      const std::string noisy = ranges && !NoiseReason(r).empty() ? " (noisy)" : "";
       if (xv > 0.0)
-        by_config[ConfigurationLabel(r)].push_back({swept, xv, *r.error_rel, SweptValue(r)});
+        by_config[ConfigurationLabel(r)].push_back(
+            {swept,
+             xv,
+             *error,
+             SweptValue(r) + noisy,
+             {r.wall_min.value_or(xv), r.wall_max.value_or(xv)}});
     }
+  }
   std::vector<PlotLine> lines;
   for (auto& [config, points] : by_config) {
     std::sort(points.begin(), points.end(),
               [](const Point& a, const Point& b) { return a.swept > b.swept; });
-    PlotLine line{config, {}, {}};
-    for (const auto& p : points)
-      line.points.push_back({p.x, p.error}), line.labels.push_back(p.label);
+    PlotLine line{config, {}, {}, {}, false};
+    for (const auto& p : points) {
+      line.points.push_back({p.x, p.error});
+      line.labels.push_back(p.label);
+      if (ranges) line.x_ranges.push_back(p.range);
+    }
     lines.push_back(line);
   }
   return lines;
+}
+
+// A slope triangle of the declared order under the finest point of each fitted line of the
+// convergence plot: its hypotenuse has slope p over a factor 4 in h, a decade below the
+// point, so that a line parallel to it converges at the declared order.
+std::vector<PlotLine> SlopeTriangles(const std::vector<PlotLine>& lines,
+                                     const std::vector<OrderFit>& fits,
+                                     const std::string& problem) {
+  std::vector<PlotLine> out;
+  for (const auto& line : lines) {
+    for (const auto& f : fits) {
+      if (f.problem != problem || f.configuration != line.title || f.declared <= 0) continue;
+      const auto finest = *std::min_element(line.points.begin(), line.points.end());
+      const double h0 = finest.first, e0 = 0.1 * finest.second, h1 = 4.0 * h0;
+      const double e1 = e0 * std::pow(h1 / h0, f.declared);
+      out.push_back({"slope " + std::to_string(f.declared) + " (" + line.title + ")",
+                     {{h0, e0}, {h1, e1}, {h1, e0}, {h0, e0}},
+                     {},
+                     {},
+                     true});
+    }
+  }
+  return out;
 }
 
 // A problem label as a file name: letters, digits, '-' and '_' only.
@@ -171,7 +246,7 @@ std::vector<PlotLine> DriftLines(const std::string& dir, const std::vector<Resul
       if (std::isfinite(t) && std::isfinite(e)) points.push_back({t, e});
     }
     if (points.empty()) continue;
-    PlotLine line{ConfigurationLabel(r) + " " + SweptValue(r), {}, {}};
+    PlotLine line{ConfigurationLabel(r) + " " + SweptValue(r), {}, {}, {}, false};
     const size_t stride = std::max<size_t>(1, points.size() / 2000);
     for (size_t k = 0; k < points.size(); k += stride) line.points.push_back(points[k]);
     lines.push_back(line);
@@ -179,25 +254,31 @@ std::vector<PlotLine> DriftLines(const std::string& dir, const std::vector<Resul
   return lines;
 }
 
-// The grid cell of one (problem, method): status, error and time of a single run, or a count.
-std::string GridCell(const std::vector<const ResultSummary*>& runs,
-                     std::map<std::string, int>& notes) {
-  if (runs.empty()) return "";
+// The grid cell of one (problem, method) and its CSS class: status, error and time of a
+// single run, or the count of runs per status (inaccurate ok runs apart) and the best error.
+std::pair<std::string, std::string> GridCell(const std::vector<const ResultSummary*>& runs,
+                                             std::map<std::string, int>& notes) {
+  if (runs.empty()) return {"", ""};
   if (runs.size() == 1) {
     const ResultSummary& r = *runs.front();
     if (r.status == "not_applicable") {
       const int note = notes.emplace(r.message, static_cast<int>(notes.size()) + 1).first->second;
-      return "n/a [" + std::to_string(note) + "]";
+      return {"n/a [" + std::to_string(note) + "]", "na"};
     }
-    std::string cell = r.status;
+    std::string cell = StatusText(r);
     if (r.error_rel) cell += " " + Num(r.error_rel, "%.1e");
     if (r.wall_median) cell += " " + Num(r.wall_median, "%.2g") + "s";
-    return cell;
+    if (!r.warnings.empty()) cell += " (!)";
+    return {cell, StatusClass(r)};
   }
   std::map<std::string, int> counts;
+  std::set<std::string> classes;
   std::optional<double> best;
+  bool warned = false;
   for (const ResultSummary* r : runs) {
-    ++counts[r->status];
+    ++counts[StatusText(*r)];
+    classes.insert(StatusClass(*r));
+    warned = warned || !r->warnings.empty();
     if (r->status == "ok" && r->error_rel)
       best = std::min(best.value_or(*r->error_rel), *r->error_rel);
   }
@@ -205,7 +286,12 @@ std::string GridCell(const std::vector<const ResultSummary*>& runs,
   for (const auto& [status, count] : counts)
     cell += (cell.empty() ? "" : ", ") + std::to_string(count) + " " + status;
   if (best) cell += "; best " + Num(best, "%.1e");
-  return cell;
+  if (warned) cell += " (!)";
+  // One class when every run has it; "mixed" when ok runs sit beside failed or unstable ones.
+  std::string css = classes.size() == 1 ? *classes.begin() : "mixed";
+  if (classes.size() > 1 && !classes.count("failed") && !classes.count("unstable"))
+    css = classes.count("inaccurate") ? "inaccurate" : "ok";
+  return {cell, css};
 }
 
 void WriteGrid(Document& doc, const std::vector<ResultSummary>& rows,
@@ -215,23 +301,31 @@ void WriteGrid(Document& doc, const std::vector<ResultSummary>& rows,
   doc.Heading(2, "Method x problem grid");
   doc.Paragraph(
       "Each cell: status, max relative position error against the reference, median wall time "
-      "[s] (one run), or the count of runs per status and the best error (several). n/a [k]: "
-      "not applicable, reason k below.");
+      "[s] (one run), or the count of runs per status and the best error (several). "
+      "ok (inaccurate): an ok run whose error exceeds " +
+      Num(kInaccurateError, "%g") +
+      ", whose energy drift passed the warning threshold, or whose outputs are not meaningful "
+      "(the run table says which). (!): the run has warnings (listed in its run table). "
+      "n/a [k]: not applicable, reason k below. Colours (HTML): green ok, yellow ok but "
+      "inaccurate, red failed, orange unstable or mixed, grey not applicable.");
   std::map<std::string, int> notes;
   std::vector<std::string> header = {"problem"};
   header.insert(header.end(), methods.begin(), methods.end());
-  std::vector<std::vector<std::string>> table;
+  std::vector<std::vector<std::string>> table, classes;
   for (const auto& problem : problems) {
-    std::vector<std::string> line = {problem};
+    std::vector<std::string> line = {problem}, css = {"left"};
     for (const auto& method : methods) {
       std::vector<const ResultSummary*> runs;
       for (const auto& r : rows)
         if (r.problem == problem && r.method == method) runs.push_back(&r);
-      line.push_back(GridCell(runs, notes));
+      const auto [cell, cell_class] = GridCell(runs, notes);
+      line.push_back(cell);
+      css.push_back(cell_class);
     }
     table.push_back(line);
+    classes.push_back(css);
   }
-  doc.Table(header, table);
+  doc.Table(header, table, classes);
   if (!notes.empty()) {
     std::vector<std::vector<std::string>> reasons(notes.size());
     for (const auto& [reason, k] : notes) reasons[k - 1] = {std::to_string(k), reason};
@@ -239,43 +333,71 @@ void WriteGrid(Document& doc, const std::vector<ResultSummary>& rows,
   }
 }
 
+// Everything a reader must know beside the numbers of a run, in full (never cut: the hint
+// at the end of a message is often the useful part): the message of a run that is not ok,
+// why an ok run is inaccurate, and every warning of the result (a moved initial state,
+// energy drift, a setting chosen for the method).
+std::string RunNotes(const ResultSummary& r) {
+  std::string notes = r.status == "ok" ? "" : r.message;
+  auto add = [&](const std::string& text) { notes += (notes.empty() ? "" : "; ") + text; };
+  const auto reasons = InaccuracyReasons(r);
+  for (size_t i = 0; i < reasons.size(); ++i) add((i == 0 ? "inaccurate: " : "") + reasons[i]);
+  for (const auto& w : r.warnings) add("warning: " + w);
+  return notes;
+}
+
 void WriteRunTable(Document& doc, const std::vector<ResultSummary>& rows,
                    const std::string& problem) {
-  std::vector<std::vector<std::string>> table;
+  std::vector<std::vector<std::string>> table, classes;
   for (const auto& r : rows) {
     if (r.problem != problem) continue;
-    table.push_back({ConfigurationLabel(r), SweptValue(r), r.status, std::to_string(r.steps),
-                     Num(r.wall_median), Num(r.time_per_step), Num(r.error_rel, "%.2e"),
+    const std::string noise = NoiseReason(r);
+    std::string spread =
+        r.wall_min && r.wall_max ? Num(r.wall_min) + " .. " + Num(r.wall_max) : std::string("-");
+    if (!noise.empty()) spread += " (noisy: " + noise + ")";
+    table.push_back({ConfigurationLabel(r), SweptValue(r), StatusText(r), std::to_string(r.steps),
+                     Num(r.wall_median), spread, Num(r.time_per_step), Num(r.error_rel, "%.2e"),
                      Num(r.scd, "%.1f"), Num(r.energy_rel_drift, "%.2e"),
-                     Num(r.position_residual, "%.2e"),
-                     r.status == "ok" ? "" : r.message.substr(0, 120)});
+                     Num(r.position_residual, "%.2e"), RunNotes(r)});
+    std::vector<std::string> css(table.back().size());
+    css[0] = css.back() = "left";
+    css[2] = StatusClass(r);
+    if (!noise.empty()) css[4] = css[5] = "noisy";
+    classes.push_back(css);
   }
-  doc.Table({"configuration", "swept", "status", "steps", "wall [s]", "s/step", "error [-]", "scd",
-             "energy rel. drift [-]", "max |Phi| [model units]", "message"},
-            table);
+  doc.Table({"configuration", "swept", "status", "steps", "wall [s] (median)",
+             "wall min .. max [s]", "s/step", "error [-]", "scd", "energy rel. drift [-]",
+             "max |Phi| [model units]", "message, warnings"},
+            table, classes);
 }
 
 void WriteOrders(Document& doc, const std::vector<OrderFit>& fits, const std::string& problem) {
-  std::vector<std::vector<std::string>> table;
+  std::vector<std::vector<std::string>> table, classes;
   for (const auto& f : fits) {
     if (f.problem != problem) continue;
-    table.push_back({f.configuration, Num(f.observed, "%.2f"),
-                     f.declared > 0 ? std::to_string(f.declared) : "-",
-                     f.declared > 0 ? Num(f.observed - f.declared, "%+.2f") : "-",
-                     std::to_string(f.points), Num(f.h_min) + " .. " + Num(f.h_max)});
+    const std::string flag = OrderFlag(f);
+    table.push_back(
+        {f.configuration, Num(f.observed, "%.2f"),
+         f.declared > 0 ? std::to_string(f.declared) : "-",
+         f.declared > 0 ? Num(f.observed - f.declared, "%+.2f") : "-",
+         flag.empty() ? (f.declared > 0 ? "as declared" : "-") : "ORDER " + flag + " declared",
+         std::to_string(f.points), Num(f.h_min) + " .. " + Num(f.h_max)});
+    classes.push_back({"left", "", "", "", flag.empty() ? "" : "flag", "", ""});
   }
   if (table.empty()) return;
   doc.Paragraph(
       "Observed order: least-squares slope of log(error) against log(h) over the fixed-step "
       "runs of each configuration; declared: the method's promised order (mbbench list "
-      "methods).");
-  doc.Table({"configuration", "observed order", "declared order", "difference", "runs", "h [s]"},
-            table);
+      "methods). Flagged when they differ by more than " +
+      Num(kOrderSlack, "%g") +
+      ", the slack of the conformance suite's order check. The convergence plot draws a "
+      "slope triangle of the declared order under each line's finest point.");
+  doc.Table({"configuration", "observed order", "declared order", "difference", "verdict", "runs",
+             "h [s]"},
+            table, classes);
 }
 
-void WriteStability(Document& doc, const std::string& dir,
-                    std::vector<UnreadableResult>& unreadable) {
-  const auto results = ReadStabilitySummaries(dir, &unreadable);
+void WriteStability(Document& doc, const std::vector<StabilitySummary>& results) {
   if (results.empty()) return;
   doc.Heading(2, "Stability limits");
   doc.Paragraph(
@@ -286,9 +408,11 @@ void WriteStability(Document& doc, const std::string& dir,
     ResultSummary as_run;
     as_run.method = s.method;
     as_run.method_parameters = s.method_parameters;
-    table.push_back({s.problem, ConfigurationLabel(as_run), Num(s.h_max_stable, "%.4g"),
+    const std::string parameters = NonDefaultProblemParameters(s.problem, s.problem_parameters);
+    const std::string problem = s.problem + (parameters.empty() ? "" : " " + parameters);
+    table.push_back({problem, ConfigurationLabel(as_run), Num(s.h_max_stable, "%.4g"),
                      Num(s.h_min_unstable, "%.4g"), s.criterion, Num(s.t_end),
-                     std::to_string(s.trials), s.message.substr(0, 120)});
+                     std::to_string(s.trials), s.message});
   }
   doc.Table({"problem", "configuration", "h_max_stable [s]", "h_min_unstable [s]", "criterion",
              "horizon [s]", "trials", "message"},
@@ -301,28 +425,46 @@ void WriteAgreement(Document& doc, const std::vector<ResultSummary>& rows) {
   doc.Heading(2, "Cross-method agreement (problems without a reference)");
   doc.Paragraph(
       "The named outputs at t_end across the ok runs of each problem that has no reference: the "
-      "median, the largest deviation from it and that run's tolerance, 100 (rtol + atol) (1 + "
-      "|median|) for an adaptive run, 100 h^p (1 + |median|) for a fixed step of order p. "
-      "DISAGREE: some run is farther from the median than its tolerance allows: at least one "
-      "method is wrong there (or the problem is chaotic over the horizon).");
-  std::vector<std::vector<std::string>> table;
-  for (const auto& a : agreement)
+      "median and the largest deviation from it. A run's tolerance is 100 (rtol + atol) (1 + "
+      "|median|) when adaptive, 100 h^p (1 + |median|) at a fixed step of order p. Two runs "
+      "contradict each other when their values differ by more than the sum of their "
+      "tolerances, so a tight run is not flagged for sitting within its own tolerance of the "
+      "truth while looser runs set the median. DISAGREE: some pair contradicts; the run named "
+      "is the one that contradicts the most others, with its deviation from the median and "
+      "its own tolerance: at least one method is wrong there (or the problem is chaotic over "
+      "the horizon).");
+  std::vector<std::vector<std::string>> table, classes;
+  for (const auto& a : agreement) {
+    const std::string culprit =
+        a.disagree ? a.outlier + ": deviation " + Num(a.outlier_deviation, "%.2e") +
+                         ", tolerance " + Num(a.outlier_tolerance, "%.2e") + ", contradicts " +
+                         std::to_string(a.outlier_conflicts) + " of " + std::to_string(a.runs - 1) +
+                         " other runs"
+                   : "-";
     table.push_back({a.problem, a.output, std::to_string(a.runs), Num(a.median, "%.6g"),
-                     Num(a.max_deviation, "%.2e"), Num(a.tolerance, "%.2e"), a.farthest,
-                     a.disagree ? "DISAGREE" : "agree"});
-  doc.Table({"problem", "output", "runs", "median", "max deviation", "tolerance", "farthest run",
-             "verdict"},
-            table);
+                     Num(a.max_deviation, "%.2e"), a.farthest, a.disagree ? "DISAGREE" : "agree",
+                     culprit});
+    classes.push_back({"left", "left", "", "", "", "left", a.disagree ? "failed" : "ok", "left"});
+  }
+  doc.Table({"problem", "output", "runs", "median", "max deviation", "farthest run", "verdict",
+             "run that breaks the agreement"},
+            table, classes);
 }
 
-void WriteEnvironment(Document& doc, const std::vector<ResultSummary>& rows) {
+// One row per machine and build, counting the runs and the stability searches made there.
+void WriteEnvironment(Document& doc, const std::vector<ResultSummary>& rows,
+                      const std::vector<StabilitySummary>& stability) {
   struct Range {
     std::string first_date, last_date;
     std::optional<double> load_min, load_max;
-    int runs = 0;
+    int runs = 0, searches = 0;
   };
   std::map<std::vector<std::string>, Range> environments;
-  for (const auto& r : rows) {
+  std::vector<const ResultSummary*> documents;
+  for (const auto& r : rows) documents.push_back(&r);
+  for (const auto& s : stability) documents.push_back(&s.environment);
+  for (size_t i = 0; i < documents.size(); ++i) {
+    const ResultSummary& r = *documents[i];
     const std::vector<std::string> key = {
         r.git_commit.substr(0, 12) + (r.git_dirty ? " (dirty)" : ""),
         r.compiler,
@@ -332,7 +474,7 @@ void WriteEnvironment(Document& doc, const std::vector<ResultSummary>& rows) {
         r.cpu + ", " + std::to_string(r.cores) + " cores",
         r.host.empty() ? "-" : r.host};
     Range& range = environments[key];
-    ++range.runs;
+    ++(i < rows.size() ? range.runs : range.searches);
     if (range.first_date.empty() || r.date < range.first_date) range.first_date = r.date;
     if (r.date > range.last_date) range.last_date = r.date;
     if (r.load_average_1min) {
@@ -352,10 +494,11 @@ void WriteEnvironment(Document& doc, const std::vector<ResultSummary>& rows) {
     line.push_back(
         range.load_min ? Num(range.load_min, "%.2f") + " .. " + Num(range.load_max, "%.2f") : "-");
     line.push_back(std::to_string(range.runs));
+    line.push_back(std::to_string(range.searches));
     table.push_back(line);
   }
   doc.Table({"commit", "compiler", "flags", "libraries", "CPU", "host", "dates (UTC)",
-             "load average at run start (1 min)", "runs"},
+             "load average at run start (1 min)", "runs", "stability searches"},
             table);
 }
 
@@ -370,7 +513,8 @@ int WriteReport(const std::string& dir) {
 }
 
 int WriteReport(const std::string& dir, std::vector<UnreadableResult>& unreadable,
-                std::vector<UnreadableResult>* skipped) {
+                std::vector<UnreadableResult>* skipped, const std::string& error_measure) {
+  const ErrorMeasure measure = ErrorMeasureNamed(error_measure);  // refused before any work
   const size_t unreadable_before = unreadable.size();
   std::vector<ResultSummary> rows =
       WithProblemLabels(ReadResultSummaries(dir, &unreadable, skipped));
@@ -380,13 +524,18 @@ int WriteReport(const std::string& dir, std::vector<UnreadableResult>& unreadabl
   const bool gnuplot = HaveGnuplot();
   const std::string plot_dir = dir + "/plots";
   const std::vector<OrderFit> fits = FitObservedOrders(rows);
+  const std::vector<StabilitySummary> stability = ReadStabilitySummaries(dir, &unreadable);
 
   Document doc;
   doc.Heading(1, "mbbench report: " + dir);
-  doc.Paragraph(std::to_string(rows.size()) +
-                " results. Times are medians of repeats (metrics.wall_time_s); errors are max "
-                "relative position errors against the problem's reference. A configuration is a "
-                "method with its non-default parameters; h or rtol is the swept value.");
+  doc.Paragraph(
+      std::to_string(rows.size()) + " results and " + std::to_string(stability.size()) +
+      " stability searches. Times are medians of repeats (metrics.wall_time_s); errors in the "
+      "tables are max relative position errors against the problem's reference, in the "
+      "plots the " +
+      measure.axis + " (report --error " + measure.name +
+      "). A configuration is a method with its non-default parameters; h or rtol is the "
+      "swept value.");
   if (!gnuplot)
     doc.Paragraph(
         "gnuplot was not found: no plots were drawn. Their data and gnuplot scripts "
@@ -402,20 +551,24 @@ int WriteReport(const std::string& dir, std::vector<UnreadableResult>& unreadabl
     doc.Heading(2, problem);
     WriteRunTable(doc, rows, problem);
     plot({FileName(problem) + "_work_time", problem + ": work-precision (error vs wall time)",
-          "median wall time [s]", "max relative position error [-]", true, true,
-          ErrorLines(rows, problem, WallOf)});
+          "median wall time [s] (bars: min .. max of the repeats)", measure.axis, true, true,
+          ErrorLines(rows, problem, WallOf, measure, true)});
     plot({FileName(problem) + "_work_steps", problem + ": work-precision (error vs steps)",
-          "accepted steps [-]", "max relative position error [-]", true, true,
-          ErrorLines(rows, problem, StepsOf)});
+          "accepted steps [-]", measure.axis, true, true,
+          ErrorLines(rows, problem, StepsOf, measure)});
+    std::vector<PlotLine> convergence = ErrorLines(rows, problem, StepOf, measure);
+    if (measure.name == "max") {  // the fitted orders are of the position error
+      const auto triangles = SlopeTriangles(convergence, fits, problem);
+      convergence.insert(convergence.end(), triangles.begin(), triangles.end());
+    }
     plot({FileName(problem) + "_convergence", problem + ": dt-convergence (fixed-step runs)",
-          "step size h [s]", "max relative position error [-]", true, true,
-          ErrorLines(rows, problem, StepOf)});
+          "step size h [s]", measure.axis, true, true, convergence});
     WriteOrders(doc, fits, problem);
     plot({FileName(problem) + "_drift", problem + ": energy balance along the run (--series)",
           "time t [s]", "E(t) - E(0) - W(t) [J]", false, false, DriftLines(dir, rows, problem),
           false});
   }
-  WriteStability(doc, dir, unreadable);
+  WriteStability(doc, stability);
   WriteAgreement(doc, rows);
   if (unreadable.size() > unreadable_before) {
     doc.Heading(2, "Unreadable files");
@@ -424,7 +577,7 @@ int WriteReport(const std::string& dir, std::vector<UnreadableResult>& unreadabl
       table.push_back({unreadable[i].file, unreadable[i].reason});
     doc.Table({"file", "reason"}, table);
   }
-  WriteEnvironment(doc, rows);
+  WriteEnvironment(doc, rows, stability);
   WriteFileAtomically(dir + "/report.md", doc.Markdown());
   WriteFileAtomically(dir + "/report.html", doc.Html("mbbench report: " + dir));
   return static_cast<int>(rows.size());

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "methods/method.h"
+#include "problems/problem.h"
 
 namespace mbb {
 
@@ -22,6 +23,15 @@ std::string Short(double x) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.3g", x);
   return buffer;
+}
+
+// Numbers compare as numbers ("1" and "1.0" are the same default).
+bool SameSetting(const std::string& value, const std::string& default_value) {
+  char* end_a = nullptr;
+  char* end_b = nullptr;
+  const double a = std::strtod(value.c_str(), &end_a);
+  const double b = std::strtod(default_value.c_str(), &end_b);
+  return value == default_value || (*end_a == '\0' && *end_b == '\0' && !value.empty() && a == b);
 }
 
 double Median(std::vector<double> v) {
@@ -40,15 +50,21 @@ std::string NonDefaultParameters(const std::string& method,
     bool is_default = false;
     if (entry != nullptr)
       for (const auto& p : entry->parameters)
-        if (p.name == key) {
-          // Numbers compare as numbers ("1" and "1.0" are the same default).
-          char* end_a = nullptr;
-          char* end_b = nullptr;
-          const double a = std::strtod(value.c_str(), &end_a);
-          const double b = std::strtod(p.default_value.c_str(), &end_b);
-          is_default = value == p.default_value ||
-                       (*end_a == '\0' && *end_b == '\0' && !value.empty() && a == b);
-        }
+        if (p.name == key) is_default = SameSetting(value, p.default_value);
+    if (!is_default) out += (out.empty() ? "" : " ") + key + "=" + value;
+  }
+  return out;
+}
+
+std::string NonDefaultProblemParameters(const std::string& problem,
+                                        const std::map<std::string, std::string>& parameters) {
+  std::string out;
+  for (const auto& [key, value] : parameters) {
+    bool is_default = false;
+    for (const auto& entry : ProblemCatalogue())
+      if (entry.id == problem)
+        for (const auto& spec : entry.parameters)
+          if (spec.name == key) is_default = SameSetting(value, spec.default_value);
     if (!is_default) out += (out.empty() ? "" : " ") + key + "=" + value;
   }
   return out;
@@ -185,16 +201,33 @@ std::vector<AgreementRow> CompareOutputsAcrossMethods(const std::vector<ResultSu
     row.output = key.second;
     row.runs = static_cast<int>(runs.size());
     row.median = Median(values);
-    for (const ResultSummary* r : runs) {
-      const double value = r->outputs.at(key.second);
-      const double deviation = std::abs(value - row.median);
-      const double tolerance = AgreementTolerance(*r, row.median);
+    std::vector<double> tolerances;
+    for (const ResultSummary* r : runs) tolerances.push_back(AgreementTolerance(*r, row.median));
+    std::vector<int> conflicts(runs.size(), 0);
+    for (size_t i = 0; i < runs.size(); ++i)
+      for (size_t j = i + 1; j < runs.size(); ++j)
+        if (std::abs(values[i] - values[j]) > tolerances[i] + tolerances[j])
+          ++conflicts[i], ++conflicts[j];
+    size_t outlier = runs.size();
+    for (size_t i = 0; i < runs.size(); ++i) {
+      const double deviation = std::abs(values[i] - row.median);
       if (deviation >= row.max_deviation) {
         row.max_deviation = deviation;
-        row.tolerance = tolerance;
-        row.farthest = ConfigurationLabel(*r) + " " + SweptValue(*r);
+        row.tolerance = tolerances[i];
+        row.farthest = ConfigurationLabel(*runs[i]) + " " + SweptValue(*runs[i]);
       }
-      if (deviation > tolerance) row.disagree = true;
+      if (conflicts[i] == 0) continue;
+      row.disagree = true;
+      if (outlier == runs.size() || conflicts[i] > conflicts[outlier] ||
+          (conflicts[i] == conflicts[outlier] &&
+           deviation > std::abs(values[outlier] - row.median)))
+        outlier = i;
+    }
+    if (outlier < runs.size()) {
+      row.outlier = ConfigurationLabel(*runs[outlier]) + " " + SweptValue(*runs[outlier]);
+      row.outlier_deviation = std::abs(values[outlier] - row.median);
+      row.outlier_tolerance = tolerances[outlier];
+      row.outlier_conflicts = conflicts[outlier];
     }
     out.push_back(row);
   }

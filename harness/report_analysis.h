@@ -19,6 +19,10 @@ std::string ConfigurationLabel(const ResultSummary& r);
 /// The non-default parameters alone ("formulation=index1 scheme=fox-goodwin"), "" if none.
 std::string NonDefaultParameters(const std::string& method,
                                  const std::map<std::string, std::string>& parameters);
+/// The same for a catalogue problem's parameters ("form=minimal"); every parameter of a
+/// problem the catalogue does not know (a model file) counts as non-default.
+std::string NonDefaultProblemParameters(const std::string& problem,
+                                        const std::map<std::string, std::string>& parameters);
 
 /// Names each result's problem for the report: the id, and the problem parameters whose values
 /// differ among the results of that id (slider_crank_3d crank_com=pivot and =mid are two
@@ -55,14 +59,22 @@ struct OrderFit {
 std::vector<OrderFit> FitObservedOrders(const std::vector<ResultSummary>& rows);
 
 /// One named output of a problem without a reference, across its ok runs: the median, the
-/// largest deviation from it and the tolerance it is judged against (the runs' own error
-/// levels, see AgreementTolerance); `disagree` when some run deviates beyond its tolerance.
+/// largest deviation from it and that run's tolerance (AgreementTolerance). Two runs
+/// contradict each other when their values differ by more than the sum of their tolerances
+/// (each value is uncertain by its own tolerance, the median by those of the runs near
+/// it), so a tight run is never flagged for lying within its stated tolerance of the truth
+/// while a looser median lies farther away. `disagree` when some pair contradicts; the
+/// `outlier` is then the run in most such pairs (ties: the farther from the median), with
+/// its deviation from the median, its own tolerance and the number of runs it contradicts.
 struct AgreementRow {
   std::string problem, output;
   double median = 0.0, max_deviation = 0.0, tolerance = 0.0;
   std::string farthest;  // configuration and swept value of the farthest run
   int runs = 0;
   bool disagree = false;
+  std::string outlier;  // "" when every pair agrees
+  double outlier_deviation = 0.0, outlier_tolerance = 0.0;
+  int outlier_conflicts = 0;  // runs it contradicts
 };
 /// Rows only for problems where no ok run has an error against a reference and at least
 /// two ok runs report the output.

@@ -108,6 +108,28 @@ std::string ReadText(const fs::path& path, bool* ok) {
   return text.str();
 }
 
+// The machine and build of a document (its `context`), for the report's environment table.
+void ReadContext(const JsonDocument& d, ResultSummary& r) {
+  r.cpu = d.OptionalString("context.cpu");
+  r.cores =
+      static_cast<int>(std::clamp(d.OptionalNumberAt("context.cores").value_or(0.0), 0.0, 1e9));
+  r.compiler = d.OptionalString("context.compiler");
+  r.git_commit = d.OptionalString("context.git_commit");
+  r.date = d.OptionalString("context.date");
+  r.git_dirty = d.Boolean("context.git_dirty", false);
+  for (auto [key, field] : {std::pair{"flags", &r.flags},
+                            {"build_type", &r.build_type},
+                            {"eigen", &r.eigen},
+                            {"sundials", &r.sundials},
+                            {"boost", &r.boost},
+                            {"host", &r.host},
+                            {"simbody", &r.simbody}})
+    *field = d.OptionalString(std::string("context.") + key);
+  if (const nlohmann::json* load = d.Find("context.load_average");
+      load != nullptr && load->is_array() && !load->empty() && (*load)[0].is_number())
+    r.load_average_1min = (*load)[0].get<double>();
+}
+
 }  // namespace
 
 StabilitySummary ParseStabilitySummaryText(const std::string& text, const std::string& where) {
@@ -118,12 +140,16 @@ StabilitySummary ParseStabilitySummaryText(const std::string& text, const std::s
   s.problem = d.String("problem.id");
   s.method = d.String("method.id");
   if (d.Find("method.parameters") != nullptr) s.method_parameters = d.Strings("method.parameters");
+  if (d.Find("problem.parameters") != nullptr)
+    s.problem_parameters = d.Strings("problem.parameters");
   s.h_max_stable = d.NumberOrNull("h_max_stable");
   s.h_min_unstable = d.NumberOrNull("h_min_unstable");
   s.criterion = d.OptionalString("criterion.name");
   s.t_end = d.OptionalNumberAt("settings.t_end").value_or(0.0);
   if (d.Find("trials") != nullptr) s.trials = static_cast<int>(d.Array("trials").size());
   s.message = d.OptionalString("message");
+  if (const nlohmann::json* context = d.Find("context"); context != nullptr && context->is_object())
+    ReadContext(d, s.environment);
   return s;
 }
 
@@ -177,9 +203,18 @@ ResultSummary ParseResultSummaryText(const std::string& text, const std::string&
   const nlohmann::json& m = d.Object("metrics");
   r.steps = d.Whole("metrics.steps");
   const nlohmann::json& wall = d.At("metrics.wall_time_s");
-  if (wall.is_object())
+  if (wall.is_object()) {
     r.wall_median = d.NumberOrNull("metrics.wall_time_s.median");
-  else if (!wall.is_null())
+    r.wall_min = d.OptionalNumberAt("metrics.wall_time_s.min");
+    r.wall_max = d.OptionalNumberAt("metrics.wall_time_s.max");
+    if (d.Find("metrics.wall_time_s.times") != nullptr)  // results since compare (additive key)
+      for (const auto& t : d.Array("metrics.wall_time_s.times")) {
+        if (!t.is_number())
+          d.Fail("metrics.wall_time_s.times",
+                 "expected numbers, found " + JsonDocument::TypeName(t));
+        r.wall_times.push_back(t.get<double>());
+      }
+  } else if (!wall.is_null())
     d.Fail("metrics.wall_time_s",
            "expected an object or null, found " + JsonDocument::TypeName(wall));
   r.time_per_step = d.NumberOrNull("metrics.time_per_step_s");
@@ -187,28 +222,17 @@ ResultSummary ParseResultSummaryText(const std::string& text, const std::string&
       error != nullptr && !error->is_null()) {
     r.error_rel = d.NumberOrNull("metrics.error.position_max_rel");
     r.scd = d.NumberOrNull("metrics.error.scd");
+    r.output_error_rel = d.OptionalNumberAt("metrics.error.output_max_rel");
   }
+  r.outputs_meaningful = d.Boolean("outputs_meaningful", true);
+  if (const nlohmann::json* warnings = d.Find("problem.warnings");
+      warnings != nullptr && !warnings->is_null())
+    for (const auto& w : d.Array("problem.warnings"))
+      if (w.is_string()) r.warnings.push_back(w.get<std::string>());
   r.energy_rel_drift = d.NumberOrNull("metrics.energy.max_rel_drift");
   r.position_residual = d.NumberOrNull("metrics.constraint_residual.position_max");
   d.Object("context");
-  r.cpu = d.OptionalString("context.cpu");
-  r.cores =
-      static_cast<int>(std::clamp(d.OptionalNumberAt("context.cores").value_or(0.0), 0.0, 1e9));
-  r.compiler = d.OptionalString("context.compiler");
-  r.git_commit = d.OptionalString("context.git_commit");
-  r.date = d.OptionalString("context.date");
-  r.git_dirty = d.Boolean("context.git_dirty", false);
-  for (auto [key, field] : {std::pair{"flags", &r.flags},
-                            {"build_type", &r.build_type},
-                            {"eigen", &r.eigen},
-                            {"sundials", &r.sundials},
-                            {"boost", &r.boost},
-                            {"host", &r.host},
-                            {"simbody", &r.simbody}})
-    *field = d.OptionalString(std::string("context.") + key);
-  if (const nlohmann::json* load = d.Find("context.load_average");
-      load != nullptr && load->is_array() && !load->empty() && (*load)[0].is_number())
-    r.load_average_1min = (*load)[0].get<double>();
+  ReadContext(d, r);
   r.atol = d.OptionalNumberAt("settings.atol");
   r.t_end = d.OptionalNumberAt("settings.t_end").value_or(0.0);
   r.series_file = d.OptionalString("series");

@@ -27,6 +27,11 @@ struct ResultSummary {
   std::map<std::string, double> outputs;  // the named outputs (only of an ok run)
   /// Every number under `metrics`, flattened with dots (error.scd, energy.max_rel_drift).
   std::map<std::string, double> metrics;
+  // For the report's verdicts and `mbbench compare` (docs/reports.md).
+  std::optional<double> wall_min, wall_max, output_error_rel;
+  std::vector<double> wall_times;     // metrics.wall_time_s.times (each repeat), if recorded
+  std::vector<std::string> warnings;  // problem.warnings
+  bool outputs_meaningful = true;     // false when the document says so
   /// Set by the report (LabelConfigurations): the configuration label when it shows more
   /// than the non-default parameters; "" otherwise.
   std::string configuration_label;
@@ -34,10 +39,13 @@ struct ResultSummary {
 /// One `mbbench stability` result (mbbench.stability/1) under a results directory.
 struct StabilitySummary {
   std::string file, problem, method, criterion, message;
-  std::map<std::string, std::string> method_parameters;
+  std::map<std::string, std::string> problem_parameters, method_parameters;
   std::optional<double> h_max_stable, h_min_unstable;
   double t_end = 0.0;
   int trials = 0;
+  /// Its context (commit, compiler, flags, libraries, CPU, host, date) in the fields of a
+  /// result's summary, the rest left empty: the report's environment table counts it.
+  ResultSummary environment;
 };
 /// A .json file under a results directory that could not be read as a result (or was
 /// skipped as another kind of document), with the reason naming the key at fault.

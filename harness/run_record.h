@@ -15,6 +15,7 @@ namespace mbb {
 struct WallTimes {
   double min = 0.0, median = 0.0, max = 0.0;
   int repeats = 0;
+  std::vector<double> times;  // each repeat's wall time, s, in the order they ran
 };
 
 struct ErrorMetrics {
@@ -90,8 +91,8 @@ struct RunRecord {
   /// An ok run whose positions or outputs left the reference by more than kOutputsFarFactor
   /// of its scale: the time they first did. outputs_meaningful is then false.
   std::optional<double> left_reference_at;
-  /// The warnings the run itself added (from this index of `warnings` on): printed under
-  /// its row of the run table.
+  /// The warnings the run itself added (from this index of `warnings` on; those before are
+  /// the problem's, such as a projected initial state). The run table prints all of them.
   size_t run_warnings_begin = 0;
   InitialResiduals initial_residuals;
   WorkCounters counters;

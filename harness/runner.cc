@@ -403,8 +403,9 @@ RunRecord Execute(const ResolvedRun& run, const RunSpec& spec) {
     times.push_back(dt);
     spent += dt;
   }
-  std::sort(times.begin(), times.end());
   WallTimes w;
+  w.times = times;  // in run order, before sorting: `mbbench compare` tests them
+  std::sort(times.begin(), times.end());
   w.min = times.front();
   w.max = times.back();
   const size_t k = times.size();

@@ -341,6 +341,14 @@ TEST_CASE("every bad input in the table gives its exit code and names what is wr
       // report inputs: a missing directory is bad input; an unreadable result is named and
       // makes the exit code 1.
       {{"report", d + "no_such_results"}, 2, "no_such_results"},
+      {{"report", d + "report_bad", "--error", "final"}, 2, "--error final: not recorded"},
+      {{"report", d + "report_bad", "--error", "rms"}, 2, "--error rms: unknown measure"},
+      // compare inputs: both directories must exist; alpha in (0, 1), min change >= 0.
+      {{"compare", d + "no_such_results", d + "report_bad"}, 2, "no_such_results"},
+      {{"compare", d + "report_bad", d + "no_such_results"}, 2, "no_such_results"},
+      {{"compare", d + "report_bad", d + "report_bad", "--alpha", "0"}, 2, "--alpha"},
+      {{"compare", d + "report_bad", d + "report_bad", "--min-change", "-1"}, 2, "--min-change"},
+      {{"compare", d + "report_bad", d + "report_bad", "--alpha", "x"}, 2, "--alpha"},
       {{"report", d + "report_bad"}, 1, "truncated.json"},
       {{"report", d + "report_malformed"}, 1, "r.json"},
       {{"report", d + "loop"}, 2, "loop: cannot be read"},

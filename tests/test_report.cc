@@ -15,6 +15,7 @@
 #include "harness/json_io.h"
 #include "harness/report.h"
 #include "harness/report_analysis.h"
+#include "harness/report_verdicts.h"
 #include "tests/scratch_directory.h"
 
 namespace mbb {
@@ -132,6 +133,9 @@ TEST_CASE("a stability result in the directory appears as a row of the stability
   const std::string md = ReadAll(out / "report.md");
   CHECK(md.find("## Stability limits") != std::string::npos);
   CHECK(md.find("| stiff_pendulum | odeint-rk4 |") != std::string::npos);
+  // The environment table counts the search beside the run (same build, same machine): the
+  // row ends with 1 run and 1 stability search.
+  CHECK(md.find("| 1 | 1 |\n") != std::string::npos);
 }
 
 TEST_CASE("without a reference, methods that end in different states are flagged", "[report]") {
@@ -224,6 +228,115 @@ TEST_CASE("export writes one tidy row per run, numbers as numbers, and index.jso
   CHECK(run.at("metrics").at("error.position_max_rel").is_number());
   CHECK(run.at("settings").at("rtol").is_number());
   CHECK(run.at("status") == "ok");  // the old keys stay
+}
+
+}  // namespace mbb
+
+namespace mbb {
+
+TEST_CASE("numbers that round to zero print without a sign", "[report]") {
+  // scd = -log10(error) is slightly negative for an error just above 1.
+  CHECK(FormatNumber(-0.02, "%.1f") == "0.0");
+  CHECK(FormatNumber(-0.0, "%.2e") == "0.00e+00");
+  CHECK(FormatNumber(-0.5, "%.1f") == "-0.5");
+  CHECK(FormatNumber(-1e-5, "%.1e") == "-1.0e-05");
+  CHECK(FormatNumber(std::nullopt, "%g") == "-");
+}
+
+TEST_CASE("ok but inaccurate: any error above the threshold, drift, or not meaningful",
+          "[report]") {
+  ResultSummary r;
+  r.status = "ok";
+  r.error_rel = 1e-8;
+  CHECK(StatusClass(r) == "ok");
+  r.output_error_rel = 0.43;  // issue 35: positions fine, an output 43 % off
+  CHECK(StatusClass(r) == "inaccurate");
+  CHECK(StatusText(r) == "ok (inaccurate)");
+  r.output_error_rel = 1e-8;
+  r.outputs_meaningful = false;
+  CHECK(InaccuracyReasons(r) == std::vector<std::string>{"outputs_meaningful: false"});
+  r.status = "failed";  // a failed run is failed, not inaccurate
+  CHECK(StatusClass(r) == "failed");
+  CHECK(InaccuracyReasons(r).empty());
+}
+
+TEST_CASE("the order flag uses the conformance suite's slack", "[report]") {
+  OrderFit fit;
+  fit.declared = 4;
+  fit.observed = 3.52;  // partitioning-projective on four_bar in issue 35: flagged
+  CHECK(OrderFlag(fit) == "below");
+  fit.observed = 4.0 - 0.9 * kOrderSlack;
+  CHECK(OrderFlag(fit).empty());
+  fit.observed = 4.0 + 1.1 * kOrderSlack;
+  CHECK(OrderFlag(fit) == "above");
+  fit.declared = 0;  // nothing declared, nothing to flag
+  CHECK(OrderFlag(fit).empty());
+}
+
+TEST_CASE("a tight run is not a disagreement for sitting within its tolerance of the truth",
+          "[report]") {
+  // Issue 35: IDA at rtol 1e-10 deviating 5.6e-7 from a median set by looser runs was flagged
+  // against its own tolerance 3.4e-7. Here one run at rtol 1e-10 (tolerance 100 (1e-10 +
+  // 1e-12) (1 + 1) ~ 2e-8) at 1.0 and two at rtol 1e-6 (tolerance ~ 2e-4) 5e-5 and 6e-5 above:
+  // the tight run is 5e-5 from the median, far beyond its own tolerance, yet every pair lies
+  // within the sum of its two tolerances.
+  auto run = [](const std::string& method, double rtol, double value) {
+    ResultSummary r;
+    r.problem = "no_reference";
+    r.status = "ok";
+    r.method = method;
+    r.rtol = rtol;
+    r.atol = rtol / 100.0;
+    r.outputs["x"] = value;
+    return r;
+  };
+  std::vector<ResultSummary> runs = {run("ida", 1e-10, 1.0), run("odeint-dopri5", 1e-6, 1.00005),
+                                     run("arkode-erk", 1e-6, 1.00006)};
+  auto rows = CompareOutputsAcrossMethods(runs);
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].max_deviation > rows[0].tolerance);  // the old rule would have said DISAGREE
+  CHECK_FALSE(rows[0].disagree);
+  CHECK(rows[0].outlier.empty());
+  // A third loose run that fell to another branch contradicts both others and is named.
+  runs.push_back(run("arkode-dirk", 1e-6, 0.0));
+  rows = CompareOutputsAcrossMethods(runs);
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].disagree);
+  CHECK(rows[0].outlier == "arkode-dirk rtol=1e-06");
+  CHECK(rows[0].outlier_conflicts == 3);
+}
+
+TEST_CASE("an ok run far from its reference is marked inaccurate, with its warnings", "[report]") {
+  // RK4 at h = 0.3 s on physical_pendulum (period about 1.6 s): ok, but the run leaves the
+  // analytic solution; the result's warnings (energy drift, left the reference) must reach
+  // the report in full, and the plots' error measure is chosen from what results record.
+  const fs::path out = ScratchDirectory("report_verdicts");
+  REQUIRE(RunCli({"run", "-p", "physical_pendulum", "-m", "odeint-rk4", "--h", "0.3", "--repeats",
+                  "3", "--out", out.string()}) == 0);
+  const auto rows = ReadResultSummaries(out.string());
+  REQUIRE(rows.size() == 1);
+  REQUIRE(rows[0].error_rel.value() > kInaccurateError);
+  CHECK(StatusClass(rows[0]) == "inaccurate");
+  REQUIRE(WriteReport(out.string()) == 1);
+  const std::string md = ReadAll(out / "report.md");
+  CHECK(md.find("| ok (inaccurate) |") != std::string::npos);
+  for (const auto& warning : rows[0].warnings) {
+    INFO(warning);
+    CHECK(md.find("warning: " + warning) != std::string::npos);  // whole, not cut
+  }
+  const std::string html = ReadAll(out / "report.html");
+  CHECK(html.find("<td class='inaccurate'>ok (inaccurate)") != std::string::npos);
+  CHECK(html.find("td.inaccurate{background:") != std::string::npos);
+  // Error bars: the wall-time plot's data has the min and max of the repeats as columns.
+  const std::string data = ReadAll(out / "plots" / "physical_pendulum_work_time.dat");
+  std::istringstream line(data.substr(data.find('\n') + 1));
+  double x = 0, y = 0, low = 0, high = 0;
+  line >> x >> y >> low >> high;
+  CHECK(low == Approx(rows[0].wall_min.value()));
+  CHECK(high == Approx(rows[0].wall_max.value()));
+  CHECK(RunCli({"report", out.string(), "--error", "energy"}) == 0);
+  CHECK(RunCli({"report", out.string(), "--error", "final"}) == 2);  // not recorded: refused
+  CHECK(RunCli({"report", out.string(), "--error", "l2"}) == 2);
 }
 
 }  // namespace mbb

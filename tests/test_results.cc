@@ -1,5 +1,6 @@
 // The result contract (docs/result-schema.md): every key checks read is present, writing
 // is atomic, failures are results, sweeps run in parallel, shard and resume.
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -88,6 +89,7 @@ TEST_CASE("a result document carries every contract key", "[results]") {
                           "metrics.wall_time_s.median",
                           "metrics.wall_time_s.max",
                           "metrics.wall_time_s.repeats",
+                          "metrics.wall_time_s.times",
                           "metrics.time_per_step_s",
                           "metrics.constraint_residual.position_max",
                           "metrics.constraint_residual.velocity_max",
@@ -114,6 +116,13 @@ TEST_CASE("a result document carries every contract key", "[results]") {
   CHECK(j["settings"]["h"] == 1e-3);
   CHECK(j["settings"]["rtol"].is_null());  // a fixed-step method uses no tolerance
   CHECK(j["metrics"]["wall_time_s"]["repeats"] == 2);
+  // Each repeat's time, for `mbbench compare`'s test: as many as repeats, min and max among them.
+  const auto& times = j["metrics"]["wall_time_s"]["times"];
+  REQUIRE(times.size() == 2);
+  CHECK(std::min(times[0].get<double>(), times[1].get<double>()) ==
+        j["metrics"]["wall_time_s"]["min"].get<double>());
+  CHECK(std::max(times[0].get<double>(), times[1].get<double>()) ==
+        j["metrics"]["wall_time_s"]["max"].get<double>());
   CHECK(j["final_state"]["t"] == 1.0);
 }
 
