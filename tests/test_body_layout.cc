@@ -126,7 +126,12 @@ TEST_CASE("every catalogue problem with body blocks declares their layouts", "[b
     CHECK(BodyCoordinatesUnsupported(*p.structure, p.n()) == "");
     CHECK(p.structure->joint_ends.size() == p.structure->model.joints.size());
   }
-  // And in every formulation a model-layer entry offers (spin_top form=model).
+  // And in every registered formulation, on a planar and a spatial model-layer entry.
+  for (const std::string& f : FormulationsFor(2)) {
+    const Problem p = BuildProblem("double_four_bar", Params({{"formulation", f}}));
+    INFO(f);
+    if (!p.structure->bodies.empty()) CHECK(BodyCoordinatesUnsupported(*p.structure, p.n()) == "");
+  }
   for (const std::string& f : FormulationsFor(3)) {
     const Problem p = BuildProblem("spin_top", Params({{"form", "model"}, {"formulation", f}}));
     INFO(f);
