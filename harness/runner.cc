@@ -13,6 +13,7 @@
 #include "harness/reference_maker.h"
 #include "methods/common/acceleration_solver.h"
 #include "problems/format.h"
+#include "problems/model_structure.h"
 #include "problems/sparse_constraint_system.h"
 
 namespace mbb {

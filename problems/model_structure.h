@@ -18,11 +18,34 @@
 
 namespace mbb {
 
-/// The coordinates one body owns in q (and v, where v = q'): q.segment(offset, size).
+/// How a body's coordinate block encodes its pose and twist. The formulation that lays the
+/// block out declares it (its kinematics policy's kRigidLayout / kPointLayout, or the
+/// hand-written problem); nothing infers it from the block's size, so a new coordinate set
+/// of 6 or 7 coordinates per body is refused by every reader (problems/body_motion.h), not
+/// misread as directors or Euler parameters.
+enum class BodyLayout {
+  kUndeclared,        // no pose layout a reader knows: refused with the formulation's name
+  kPlanarPose,        // (x, y, theta), v = q'
+  kPlanarPoint,       // (x, y)
+  kEulerParameters,   // (x, y, z, e0, e1, e2, e3), v = q', e^T e = 1 (paper 000 eq 61)
+  kSpatialPoint,      // (x, y, z)
+  kPlanarDirectors,   // (x, y, d_1, d_2), the director formulation (paper 002 eqs 21-25)
+  kSpatialDirectors,  // (x, y, z, d_1, d_2, d_3), the same in space
+};
+
+/// The coordinates one body owns in q (and v, where v = q'): q.segment(offset, size),
+/// encoded as `layout` says.
 struct BodyCoordinates {
   std::string name;
   int offset = 0;
   int size = 0;
+  BodyLayout layout = BodyLayout::kUndeclared;
+};
+
+/// The bodies a joint connects, as indices into model.bodies (-1: the ground).
+struct JointEnds {
+  int body_a = -1;
+  int body_b = -1;
 };
 
 /// The constraint rows one joint, driver or intrinsic constraint owns: rows
@@ -66,6 +89,8 @@ struct ModelStructure {
   std::string formulation;              // the registry name of the coordinate set (e.g. "planar")
   std::vector<BodyCoordinates> bodies;  // aligned with model.bodies
   std::vector<ConstraintRows> rows;     // every row of Phi, in order, exactly once
+  /// Per model.joints: its two bodies, resolved from their names once (ResolveJointEnds).
+  std::vector<JointEnds> joint_ends;
   KinematicTree tree;
   /// For a problem whose q is not made of the bodies' coordinate blocks (minimal or
   /// relative coordinates; `bodies` then empty): (q, v) from the motion of every body
@@ -90,6 +115,10 @@ struct ModelStructure {
                      Eigen::Ref<Eigen::MatrixXd> position, Eigen::Ref<Eigen::VectorXd> angle)>
       planar_body_jacobian;
 };
+
+/// Every joint's bodies as indices (ModelStructure::joint_ends); throws InputError naming
+/// the joint for a body the model does not have (problems/model/model_structure.cc).
+std::vector<JointEnds> ResolveJointEnds(const ModelDescription& model);
 
 /// The kinematic tree of a model (problems/model/model_structure.cc): breadth-first from
 /// the ground over the joints in model order, so the tree is deterministic and every body

@@ -1,17 +1,23 @@
 // A catalogue problem: the DAE a method integrates plus what the source paper states about
 // it (initial state, horizon, outputs to report). Problems are read-only once built.
+//
+// A contract header: it depends on the DAE contract and the parameters only, never on the
+// model layer (problems/model/). The model behind a problem is held by pointer; a method
+// that reads it includes problems/model_structure.h itself.
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "problems/mechanical_dae.h"
-#include "problems/model_structure.h"
 #include "problems/parameters.h"
 
 namespace mbb {
+
+struct ModelStructure;  // problems/model_structure.h
 
 /// Residuals of the initial state (max norms): as stated by the source or model file, and
 /// after assembly/projection (what the methods start from), reported in every result.

@@ -118,12 +118,6 @@ struct GroupMember {
   double angle0;
 };
 
-int BodyIndex(const ModelDescription& m, const std::string& name) {
-  for (size_t i = 0; i < m.bodies.size(); ++i)
-    if (m.bodies[i].name == name) return static_cast<int>(i);
-  return -1;
-}
-
 // The rotating group of a planar model, or nothing if it is not one.
 std::optional<std::vector<GroupMember>> RotatingGroup(const ModelStructure& s,
                                                       const std::vector<BodyMotion>& start) {
@@ -148,7 +142,7 @@ std::optional<std::vector<GroupMember>> RotatingGroup(const ModelStructure& s,
   // Pass 1: the cranks (one joint to the ground each).
   for (size_t j = 0; j < m.joints.size(); ++j) {
     const JointDescription& jd = m.joints[j];
-    const int a = BodyIndex(m, jd.body_a), b = BodyIndex(m, jd.body_b);
+    const int a = s.joint_ends[j].body_a, b = s.joint_ends[j].body_b;
     if ((a < 0) == (b < 0)) continue;
     const int body = a < 0 ? b : a;
     const Eigen::Vector3d& body_point = a < 0 ? jd.point_b : jd.point_a;
@@ -162,7 +156,7 @@ std::optional<std::vector<GroupMember>> RotatingGroup(const ModelStructure& s,
   // Pass 2: every other joint is a revolute joint between a crank and a coupler at t0.
   for (size_t j = 0; j < m.joints.size(); ++j) {
     const JointDescription& jd = m.joints[j];
-    const int a = BodyIndex(m, jd.body_a), b = BodyIndex(m, jd.body_b);
+    const int a = s.joint_ends[j].body_a, b = s.joint_ends[j].body_b;
     if (a < 0 || b < 0) continue;
     if (jd.kind != JointKind::kRevolute) return std::nullopt;
     if ((pivot_joint[a] >= 0) == (pivot_joint[b] >= 0)) return std::nullopt;

@@ -8,6 +8,7 @@
 
 #include "harness/reference_maker.h"
 #include "problems/model/model_problem.h"
+#include "problems/model_structure.h"
 #include "problems/problem.h"
 #include "reference/reference.h"
 

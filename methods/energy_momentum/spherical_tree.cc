@@ -37,8 +37,9 @@ Eigen::Matrix3d Exp(const V3& theta) {
 
 std::unique_ptr<SphericalTree> SphericalTree::Make(const Problem& problem) {
   const auto& s = problem.structure;
-  if (!s || s->formulation != "directors" || s->model.dimension != 3 || !s->model.drivers.empty() ||
-      !s->tree.cut_joints.empty())
+  // Spatial director blocks (the layout the directors formulation declares), no loops.
+  if (!s || s->bodies.size() != s->model.bodies.size() || s->model.dimension != 3 ||
+      !s->model.drivers.empty() || !s->tree.cut_joints.empty())
     return nullptr;
   auto tree = std::unique_ptr<SphericalTree>(new SphericalTree());
   tree->n_ = problem.n();
@@ -46,7 +47,8 @@ std::unique_ptr<SphericalTree> SphericalTree::Make(const Problem& problem) {
   size_t tree_joints = 0;
   for (int b : s->tree.topological_order) {
     const BodyDescription& body = s->model.bodies[b];
-    if (body.kind != BodyKind::kRigid || s->bodies[b].size != 12) return nullptr;
+    if (body.kind != BodyKind::kRigid || s->bodies[b].layout != BodyLayout::kSpatialDirectors)
+      return nullptr;
     Node node;
     node.offset = s->bodies[b].offset;
     node.unknown = tree->dof_;

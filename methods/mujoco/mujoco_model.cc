@@ -84,7 +84,7 @@ class Builder {
     if (!why_not.empty()) return {};
     const size_t nb = m_.bodies.size();
     if (s_.tree.parent.size() != nb || s_.tree.parent_joint.size() != nb ||
-        s_.tree.topological_order.size() != nb) {
+        s_.tree.topological_order.size() != nb || s_.joint_ends.size() != m_.joints.size()) {
       why_not = "the structure's kinematic tree does not cover the model's bodies";
       return {};
     }
@@ -200,7 +200,7 @@ class Builder {
     }
     const JointDescription& jd = m_.joints[j];
     const std::string what = "joint '" + jd.name + "' (" + JointKindName(jd.kind) + ")";
-    const int a_index = Index(jd.body_a), b_index = Index(jd.body_b);
+    const int a_index = s_.joint_ends[j].body_a, b_index = s_.joint_ends[j].body_b;
     const int parent = s_.tree.parent[b];
     if (!((a_index == parent && b_index == b) || (b_index == parent && a_index == b)))
       return "tree " + what + " does not join body '" + body.name + "' to its tree parent";

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "problems/model_structure.h"
 #include "problems/problem.h"
 
 namespace mbb {

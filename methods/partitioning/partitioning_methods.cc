@@ -16,6 +16,7 @@
 #include "methods/partitioning/partitioned_equations.h"
 #include "methods/partitioning/projective_criterion.h"
 #include "methods/partitioning/reactions.h"
+#include "problems/model_structure.h"
 
 namespace mbb {
 namespace {
@@ -516,12 +517,16 @@ std::vector<std::string> CoordinateNames(const Problem& problem) {
   std::vector<std::string> names(n);
   for (int i = 0; i < n; ++i) names[i] = "q" + std::to_string(i + 1);
   if (!problem.structure) return names;
+  // Named as the formulation declared each block (problems/body_motion.h); a layout
+  // without names here (directors) numbers its coordinates.
   static const char* const kPlanar[] = {"x", "y", "theta"};
   static const char* const kSpatial[] = {"x", "y", "z", "e0", "e1", "e2", "e3"};
   for (const BodyCoordinates& b : problem.structure->bodies) {
-    const bool planar = problem.structure->model.dimension == 2;
+    const bool planar = b.layout == BodyLayout::kPlanarPose || b.layout == BodyLayout::kPlanarPoint;
+    const bool spatial =
+        b.layout == BodyLayout::kEulerParameters || b.layout == BodyLayout::kSpatialPoint;
     for (int j = 0; j < b.size && b.offset + j < n; ++j) {
-      const char* suffix = planar && j < 3 ? kPlanar[j] : !planar && j < 7 ? kSpatial[j] : nullptr;
+      const char* suffix = planar && j < 3 ? kPlanar[j] : spatial && j < 7 ? kSpatial[j] : nullptr;
       names[b.offset + j] = b.name + "_" + (suffix ? suffix : std::to_string(j + 1));
     }
   }

@@ -5,6 +5,9 @@
 #include <cmath>
 #include <limits>
 
+#include "problems/body_motion.h"
+#include "problems/model_structure.h"
+
 namespace mbb {
 namespace {
 
@@ -103,12 +106,6 @@ bool NeedsGeometry(JointKind kind) {
          kind == JointKind::kPointOnLine;
 }
 
-int BodyIndex(const ModelDescription& model, const std::string& name) {
-  for (size_t i = 0; i < model.bodies.size(); ++i)
-    if (model.bodies[i].name == name) return static_cast<int>(i);
-  return -1;  // the ground
-}
-
 const char* const kFormulas[3] = {"eq35", "eq37", "eq38"};
 
 }  // namespace
@@ -167,8 +164,8 @@ struct JointReactions::Impl {
       }
       const JointDescription& j = structure.model.joints[rows.index];
       jr.kind = j.kind;
-      jr.body_a = BodyIndex(structure.model, j.body_a);
-      jr.body_b = BodyIndex(structure.model, j.body_b);
+      jr.body_a = structure.joint_ends[rows.index].body_a;
+      jr.body_b = structure.joint_ends[rows.index].body_b;
       jr.point_a = j.point_a.head<2>();
       jr.point_b = j.point_b.head<2>();
       jr.axis_a = j.axis_a.head<2>();
@@ -180,39 +177,17 @@ struct JointReactions::Impl {
     }
   }
 
-  // Rotation of a spatial body (identity for ground and point masses).
+  // Body rotations, points and point Jacobians: as the formulation declared each body's
+  // coordinates (problems/body_motion.h).
   Eigen::Matrix3d Rotation(const Vector& q, int body) const {
-    if (body < 0 || structure.bodies[body].size < 7) return Eigen::Matrix3d::Identity();
-    const int o = structure.bodies[body].offset;
-    return Eigen::Quaterniond(q[o + 3], q[o + 4], q[o + 5], q[o + 6])
-        .normalized()
-        .toRotationMatrix();
+    return BodyRotation(structure, q, body);
   }
-
-  // Spatial body point s: position Jacobian jp (3 x n) and angular-velocity Jacobian jw
-  // (3 x n, global): p' = r' + w x (A s), w = 2 Ebar(e) e' (spatial_formulation.cc, eq 62).
   void SpatialJacobian(const Vector& q, int body, const Eigen::Vector3d& s, Matrix& jp,
                        Matrix& jw) const {
-    jp.setZero();
-    jw.setZero();
-    if (body < 0) return;
-    const int o = structure.bodies[body].offset;
-    jp.block<3, 3>(0, o).setIdentity();
-    if (structure.bodies[body].size < 7) return;  // point mass
-    const double e0 = q[o + 3], e1 = q[o + 4], e2 = q[o + 5], e3 = q[o + 6];
-    Eigen::Matrix<double, 3, 4> ebar;
-    ebar << -e1, e0, -e3, e2, -e2, e3, e0, -e1, -e3, -e2, e1, e0;
-    jw.block<3, 4>(0, o + 3) = 2.0 * ebar;
-    const Eigen::Vector3d arm = Rotation(q, body) * s;
-    Eigen::Matrix3d cross;  // [arm]x: w x arm = -[arm]x w
-    cross << 0, -arm.z(), arm.y(), arm.z(), 0, -arm.x(), -arm.y(), arm.x(), 0;
-    jp.block<3, 4>(0, o + 3) = -cross * jw.block<3, 4>(0, o + 3);
+    SpatialPointJacobian(structure, q, body, s, jp, jw);
   }
-
   Eigen::Vector3d SpatialPoint(const Vector& q, int body, const Eigen::Vector3d& s) const {
-    if (body < 0) return s;
-    const int o = structure.bodies[body].offset;
-    return q.segment<3>(o) + Rotation(q, body) * s;
+    return BodyPoint(structure, q, body, s);
   }
 
   void BuildSpatial(const Vector& q, const Matrix& phi_q) {
@@ -289,38 +264,14 @@ struct JointReactions::Impl {
   int Offset(int body) const {
     return body < 0 || structure.bodies.empty() ? -1 : structure.bodies[body].offset;
   }
-
-  // Jacobian of the global position of body-frame point s and the angle gradient.
   void PointJacobian(const Vector& q, int body, const Eigen::Vector2d& s, Matrix& j,
                      Vector& angle) const {
-    j.setZero();
-    angle.setZero();
-    if (body < 0) return;
-    if (structure.planar_body_jacobian) {
-      structure.planar_body_jacobian(q, body, Eigen::Vector3d(s.x(), s.y(), 0.0), j, angle);
-      return;
-    }
-    const int o = structure.bodies[body].offset;
-    j(0, o) = 1.0;
-    j(1, o + 1) = 1.0;
-    if (structure.bodies[body].size < 3) return;  // point mass
-    const double th = q[o + 2], c = std::cos(th), sn = std::sin(th);
-    j(0, o + 2) = -sn * s.x() - c * s.y();  // d(R(theta) s)/dtheta
-    j(1, o + 2) = c * s.x() - sn * s.y();
-    angle[o + 2] = 1.0;
+    PlanarPointJacobian(structure, q, body, s, j, angle);
   }
-
   Eigen::Vector2d Point(const Vector& q, int body, const Eigen::Vector2d& s) const {
-    const int o = Offset(body);
-    if (o < 0) return s;
-    const double th = structure.bodies[body].size >= 3 ? q[o + 2] : 0.0;
-    return Eigen::Vector2d(q[o], q[o + 1]) + Eigen::Rotation2Dd(th) * s;
+    return PlanarBodyPoint(structure, q, body, s);
   }
-
-  double Angle(const Vector& q, int body) const {
-    const int o = Offset(body);
-    return o < 0 || structure.bodies[body].size < 3 ? 0.0 : q[o + 2];
-  }
+  double Angle(const Vector& q, int body) const { return PlanarBodyAngle(structure, q, body); }
 
   void Build(const Vector& q, const Matrix& phi_q) {
     if (spatial) return BuildSpatial(q, phi_q);
@@ -395,6 +346,9 @@ std::string JointReactions::CheckApplicable(const Problem& problem) {
   const bool spatial = s.model.dimension == 3;
   if (spatial && s.bodies.empty())
     return "reactions: spatial B (32) is built from body blocks (x, y, z, e) only";
+  // Body blocks B (32) can differentiate (relative coordinates are checked per joint below).
+  const std::string bodies = s.bodies.empty() ? std::string() : BodyJacobiansUnsupported(s);
+  if (!bodies.empty()) return "reactions: " + bodies;
   int rows = 0;
   for (const ConstraintRows& r : s.rows) {
     rows += r.num_rows;

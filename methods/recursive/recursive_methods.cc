@@ -410,7 +410,7 @@ class BodyCoordinateObserver final : public StepObserver {
   void KeepEulerParameterSigns() {
     if (!tree_.spatial()) return;
     for (const BodyCoordinates& b : problem_.structure->bodies) {
-      if (b.size != 7) continue;
+      if (b.layout != BodyLayout::kEulerParameters) continue;
       if (q_.segment<4>(b.offset + 3).dot(previous_q_.segment<4>(b.offset + 3)) >= 0.0) continue;
       q_.segment<4>(b.offset + 3) *= -1.0;
       v_.segment<4>(b.offset + 3) *= -1.0;

@@ -111,7 +111,7 @@ class Builder {
     if (!layout.empty()) return layout;
     const size_t nb = m_.bodies.size();
     if (s_.tree.parent.size() != nb || s_.tree.parent_joint.size() != nb ||
-        s_.tree.topological_order.size() != nb)
+        s_.tree.topological_order.size() != nb || s_.joint_ends.size() != m_.joints.size())
       return "the structure's kinematic tree does not cover the model's bodies";
     BodiesFromCoordinates(s_, problem_.q0, problem_.v0, data_.start);
     data_.motion = data_.start;
@@ -151,7 +151,7 @@ class Builder {
   // the mass a rod's length from it (its inertia about the pin, m l^2, is not singular).
   bool PlanarRod(int j, int child) const {
     const JointDescription& jd = m_.joints[j];
-    return data_.planar && jd.kind == JointKind::kDistance && Index(jd.body_b) == child &&
+    return data_.planar && jd.kind == JointKind::kDistance && s_.joint_ends[j].body_b == child &&
            jd.point_b.norm() == 0.0;
   }
   bool PointMass(int b) const { return b >= 0 && m_.bodies[b].kind == BodyKind::kPointMass; }
@@ -202,7 +202,7 @@ class Builder {
 
   std::string AddJointMobilizer(int b, int j) {
     const JointDescription& jd = m_.joints[j];
-    const int a_index = Index(jd.body_a), b_index = Index(jd.body_b);
+    const int a_index = s_.joint_ends[j].body_a, b_index = s_.joint_ends[j].body_b;
     const int parent = s_.tree.parent[b];
     if (!((a_index == parent && b_index == b) || (b_index == parent && a_index == b)))
       return "tree joint '" + jd.name + "' does not join body '" + m_.bodies[b].name +

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "problems/body_motion.h"
 #include "problems/model_structure.h"
 
 namespace mbb {
@@ -50,11 +51,15 @@ inline std::shared_ptr<ModelStructure> HandWrittenStructure(ModelDescription mod
     int offset = 0;
     for (const BodyDescription& b : model.bodies) {
       const bool rigid = b.kind == BodyKind::kRigid;
-      const int size = model.dimension == 2 ? (rigid ? 3 : 2) : (rigid ? 7 : 3);
-      s->bodies.push_back({b.name, offset, size});
+      const BodyLayout layout =
+          model.dimension == 2 ? (rigid ? BodyLayout::kPlanarPose : BodyLayout::kPlanarPoint)
+                               : (rigid ? BodyLayout::kEulerParameters : BodyLayout::kSpatialPoint);
+      const int size = BodyLayoutSize(layout);
+      s->bodies.push_back({b.name, offset, size, layout});
       offset += size;
     }
   }
+  s->joint_ends = ResolveJointEnds(model);
   s->model = std::move(model);
   s->rows = std::move(rows);
   s->tree = std::move(tree);

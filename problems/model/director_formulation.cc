@@ -50,6 +50,11 @@ struct DirectorKinematics {
   static constexpr int kRigidSize = Dim + Dim * Dim, kPointSize = Dim;
   static constexpr int kRigidAngleSlot = -1;  // directors: bounded, no angle
   static constexpr int kRigidQuaternionSlot = -1;
+  static constexpr BodyLayout kRigidLayout =
+      Dim == 3 ? BodyLayout::kSpatialDirectors : BodyLayout::kPlanarDirectors;
+  static constexpr BodyLayout kPointLayout =
+      Dim == 3 ? BodyLayout::kSpatialPoint : BodyLayout::kPlanarPoint;
+  static constexpr bool kAngleOutputsWrap = true;  // an atan2 of the directors
   static constexpr int kAxesParallelRows = Dim == 3 ? 2 : 0;
   static constexpr int kFrameLockedRows = Dim == 3 ? 3 : 1;
   static constexpr bool kConstantMass = true;

@@ -51,6 +51,10 @@ struct FormulatedModel {
   /// Offsets of the coordinate blocks that are unit quaternions (Euler parameters): e and
   /// -e are one attitude (Problem::unit_quaternion_offsets).
   std::vector<int> unit_quaternion_offsets;
+  /// True when the formulation's angle outputs are computed modulo 2 pi (from a rotation
+  /// matrix or an atan2): the harness unwraps them along a run (Problem::output_periods).
+  /// False when an angle output is a sum of coordinates, continuous as they are.
+  bool angle_outputs_wrap = false;
   /// Output values in ModelDescription::outputs order.
   std::function<void(double t, const Vector& q, const Vector& v, Vector& out)> calc_outputs;
 };

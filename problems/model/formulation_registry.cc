@@ -44,7 +44,8 @@ std::vector<FormulationEntry> MakeRegistry() {
        {BodyKind::kRigid, BodyKind::kPointMass},
        kAllJoints,
        ValidateDirectorModel,
-       FormulateDirectors},
+       FormulateDirectors,
+       /*admits_zero_mass=*/false},
       {"euler-parameters",
        {2, 3},
        "Cartesian position + Euler parameters per rigid body, e^T e = 1 (paper 000 eq 61); "
@@ -52,7 +53,8 @@ std::vector<FormulationEntry> MakeRegistry() {
        {BodyKind::kRigid, BodyKind::kPointMass},
        kAllJoints,
        ValidateEulerParameters,
-       FormulateEulerParameters},
+       FormulateEulerParameters,
+       /*admits_zero_mass=*/false},
       {"joint-tree",
        {2, 3},
        "joint coordinates on a kinematic tree, absolute coordinates per body (paper 004 "
@@ -62,14 +64,16 @@ std::vector<FormulationEntry> MakeRegistry() {
        {BodyKind::kRigid, BodyKind::kPointMass},
        kAllJoints,
        ValidateJointTreeModel,
-       FormulateJointTree},
+       FormulateJointTree,
+       /*admits_zero_mass=*/true},
       {"planar",
        {2},
        "(x, y, theta) per rigid body, (x, y) per point mass; constant mass matrix",
        {BodyKind::kRigid, BodyKind::kPointMass},
        kPlanarJoints,
        ValidatePlanarModel,
-       FormulatePlanar},
+       FormulatePlanar,
+       /*admits_zero_mass=*/false},
   };
   std::sort(entries.begin(), entries.end(),
             [](const auto& a, const auto& b) { return a.name < b.name; });
@@ -104,12 +108,18 @@ std::vector<std::string> FormulationsFor(int dimension) {
   return names;
 }
 
+const FormulationEntry* FormulationOf(const ModelDescription& model) {
+  const std::string name =
+      model.formulation.empty() ? DefaultFormulation(model.dimension) : model.formulation;
+  for (const auto& e : FormulationRegistry())
+    if (e.name == name && e.Accepts(model.dimension)) return &e;
+  return nullptr;
+}
+
 const FormulationEntry& FindFormulation(const ModelDescription& model) {
   const std::string name =
       model.formulation.empty() ? DefaultFormulation(model.dimension) : model.formulation;
-  const FormulationEntry* found = nullptr;
-  for (const auto& e : FormulationRegistry())
-    if (e.name == name && e.Accepts(model.dimension)) found = &e;
+  const FormulationEntry* found = FormulationOf(model);
   if (!found)
     throw InputError(model.Where() + ": formulation '" + name + "' is not available for a " +
                      std::to_string(model.dimension) + "-dimensional model (choices: " +

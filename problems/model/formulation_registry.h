@@ -1,9 +1,13 @@
 // The formulations a model can be compiled in: the one list of coordinate sets, sorted by
 // name. Each entry says which model dimensions it accepts, which body and joint kinds it
-// supports, the validation rules that belong to it and the function that writes the
-// equations. The catalogue's `formulation` choice parameter, the model files'
-// "formulation" key and every result's problem.formulation are names from this list.
-// A new coordinate set (directors, joint coordinates on a tree) is one more entry here.
+// supports, whether it admits zero body mass, the validation rules that belong to it and
+// the function that writes the equations. What the equations then declare about the
+// coordinates (each body block's layout, periodic angles, unit quaternions, whether angle
+// outputs wrap) travels in the FormulatedModel (formulation.h); docs/adding-a-problem.md,
+// "Adding a formulation", lists what a new one must declare. The catalogue's `formulation` choice
+// parameter, the model files' "formulation" key and every result's problem.formulation are names
+// from this list. A new coordinate set (directors, joint coordinates on a tree) is one more entry
+// here.
 #pragma once
 
 #include <functional>
@@ -24,6 +28,9 @@ struct FormulationEntry {
   std::function<void(const ModelDescription&)> validate;
   /// Writes the equations of a validated model.
   std::function<FormulatedModel(const ModelDescription&)> formulate;
+  /// Bodies of zero or rank-deficient mass allowed (paper 004's joint coordinates); else
+  /// ValidateModel requires mass > 0 of every body.
+  bool admits_zero_mass = false;
 
   bool Accepts(int dimension) const;
 };
@@ -37,6 +44,10 @@ std::string DefaultFormulation(int dimension);
 
 /// Names of the formulations accepting `dimension`, sorted.
 std::vector<std::string> FormulationsFor(int dimension);
+
+/// The entry named by model.formulation (empty: the default for the dimension) if it
+/// accepts the model's dimension, else null.
+const FormulationEntry* FormulationOf(const ModelDescription& model);
 
 /// The entry named by model.formulation (empty: the default for the dimension); throws
 /// InputError naming the model and listing the formulations for its dimension if the name

@@ -1019,6 +1019,7 @@ FormulatedModel FormulateJointTree(const ModelDescription& stated) {
   out.rows = closure_rows;
   out.constraint_names = closure_names;
   out.coordinate_periods = JointAnglePeriods(bodies, spatial, q_offset);
+  out.angle_outputs_wrap = planar.angle_outputs_wrap;  // its outputs are those of `planar`
   // References and peers hand back body motions: absolute coordinates through the planar
   // blocks of the same bodies (spatial: the frames), then the inverse of (7), (8).
   out.coordinates_from_bodies = [dae, planar_blocks](const std::vector<BodyMotion>& motion,

@@ -7,6 +7,11 @@
 //   struct K {
 //     using BodyRef = ...;                          // offset (-1: ground) and rigid
 //     static constexpr int kRigidSize, kPointSize;  // coordinates per rigid body / point mass
+//     // How a rigid body's / point mass's block encodes its pose (model_structure.h): what
+//     // body_motion.h reads; and whether an angle output wraps (an atan2, unwrapped by the
+//     // harness) or is a coordinate (continuous).
+//     static constexpr BodyLayout kRigidLayout, kPointLayout;
+//     static constexpr bool kAngleOutputsWrap;
 //     static BodyRef Ref(int offset, bool rigid);
 //     // Stated pose and twist of `body` into q, v (its block, from `offset`).
 //     static void Pose(const BodyDescription& body, bool rigid, int offset, Vector& q, Vector& v);
@@ -64,9 +69,10 @@ struct ModelCompiler {
       const bool rigid = b.kind == BodyKind::kRigid;
       const int size = rigid ? K::kRigidSize : K::kPointSize;
       refs.push_back(K::Ref(n, rigid));
-      out.body_coordinates.push_back({b.name, n, size});
+      out.body_coordinates.push_back({b.name, n, size, rigid ? K::kRigidLayout : K::kPointLayout});
       n += size;
     }
+    out.angle_outputs_wrap = K::kAngleOutputsWrap;
     // The formulation names its angle slot (K::kRigidAngleSlot, -1: none, as for directors
     // and Euler parameters, which stay bounded).
     out.coordinate_periods.assign(n, 0.0);

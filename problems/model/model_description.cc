@@ -108,15 +108,18 @@ void ValidateModel(const ModelDescription& model) {
   if (model.bodies.empty()) throw InputError(w + ": no bodies");
   if (!(model.t_end > 0.0)) throw InputError(w + ": end_time must be > 0");
   if (!(model.h_default > 0.0)) throw InputError(w + ": step must be > 0");
+  // An unknown formulation is refused last, with the list of choices (FindFormulation).
+  const FormulationEntry* formulation = FormulationOf(model);
+  const bool zero_mass = formulation && formulation->admits_zero_mass;
   std::set<std::string> names;
   for (const auto& b : model.bodies) {
     const std::string what = "body '" + b.name + "'";
     if (b.name.empty() || b.name == "ground")
       throw InputError(w + ": body name '" + b.name + "' is empty or reserved");
     if (!names.insert(b.name).second) throw InputError(w + ": body '" + b.name + "' defined twice");
-    // The joint-tree formulation (paper 004) admits bodies with zero or rank-deficient
-    // mass; every other formulation needs a positive definite mass matrix.
-    if (model.formulation == "joint-tree") {
+    // A formulation admitting zero or rank-deficient mass (paper 004's joint tree) says
+    // so in its registry entry; every other needs a positive definite mass matrix.
+    if (zero_mass) {
       if (!(b.mass >= 0.0)) throw InputError(w + ": " + what + " mass must be >= 0");
     } else if (!(b.mass > 0.0)) {
       throw InputError(w + ": " + what + " mass must be > 0");

@@ -15,6 +15,7 @@ std::shared_ptr<const ModelStructure> MakeStructure(const FormulatedModel& formu
   structure->formulation = formulation;
   structure->bodies = formulated.body_coordinates;
   structure->rows = formulated.rows;
+  structure->joint_ends = ResolveJointEnds(formulated.model);
   structure->coordinates_from_bodies = formulated.coordinates_from_bodies;
   structure->bodies_from_coordinates = formulated.bodies_from_coordinates;
   structure->tree = BuildKinematicTree(formulated.model);
@@ -45,10 +46,9 @@ Problem BuildModelProblem(const ModelDescription& model, const std::string& id) 
   problem.initial_residuals.velocity_stated = report.velocity_residual_before;
   for (const auto& o : formulated.model.outputs) {
     problem.output_names.push_back(o.name);
-    // A spatial body's rotation angle is periodic: the harness unwraps it along a run.
-    // So is a planar angle in directors (an atan2 of the directors).
-    const bool periodic = o.kind == OutputKind::kAngle &&
-                          (formulated.model.dimension == 3 || formulation.name == "directors");
+    // An angle the formulation computes modulo 2 pi (a spatial rotation angle, a planar
+    // angle in directors): the harness unwraps it along a run.
+    const bool periodic = o.kind == OutputKind::kAngle && formulated.angle_outputs_wrap;
     problem.output_periods.push_back(periodic ? 2.0 * M_PI * std::abs(o.scale) : 0.0);
   }
   problem.calc_outputs = formulated.calc_outputs;

@@ -52,6 +52,17 @@ void AppendRows(std::vector<ConstraintRows>& rows, ConstraintRows::Owner owner, 
   rows.push_back(std::move(r));
 }
 
+std::vector<JointEnds> ResolveJointEnds(const ModelDescription& model) {
+  std::vector<JointEnds> ends(model.joints.size());
+  const BodyIndex index(model);
+  for (size_t k = 0; k < ends.size(); ++k) {
+    const std::string what = "joint '" + model.joints[k].name + "'";
+    ends[k].body_a = index.Find(model.joints[k].body_a, what);
+    ends[k].body_b = index.Find(model.joints[k].body_b, what);
+  }
+  return ends;
+}
+
 KinematicTree BuildKinematicTree(const ModelDescription& model) {
   const int bodies = static_cast<int>(model.bodies.size());
   const int joints = static_cast<int>(model.joints.size());
@@ -60,11 +71,10 @@ KinematicTree BuildKinematicTree(const ModelDescription& model) {
   // The joints at each body (slot 0: the ground), in model order: the breadth-first
   // search below visits them as a scan of all joints would, in O(joints) overall.
   std::vector<std::vector<int>> incident(bodies + 1);
-  const BodyIndex index(model);
+  const std::vector<JointEnds> ends = ResolveJointEnds(model);
   for (int k = 0; k < joints; ++k) {
-    const std::string what = "joint '" + model.joints[k].name + "'";
-    end_a[k] = index.Find(model.joints[k].body_a, what);
-    end_b[k] = index.Find(model.joints[k].body_b, what);
+    end_a[k] = ends[k].body_a;
+    end_b[k] = ends[k].body_b;
     incident[end_a[k] + 1].push_back(k);
     if (end_b[k] != end_a[k]) incident[end_b[k] + 1].push_back(k);
   }

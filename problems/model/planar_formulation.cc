@@ -146,6 +146,9 @@ struct PlanarKinematics {
   static constexpr int kDim = 2, kRigidSize = 3, kPointSize = 2;
   static constexpr int kRigidAngleSlot = 2;  // (x, y, theta)
   static constexpr int kRigidQuaternionSlot = -1;
+  static constexpr BodyLayout kRigidLayout = BodyLayout::kPlanarPose;
+  static constexpr BodyLayout kPointLayout = BodyLayout::kPlanarPoint;
+  static constexpr bool kAngleOutputsWrap = false;  // theta itself: continuous
   static constexpr int kAxesParallelRows = 0, kFrameLockedRows = 1;
   static constexpr bool kConstantMass = true;
   struct JointFrame {

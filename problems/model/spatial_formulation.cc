@@ -277,6 +277,9 @@ struct EulerParameterKinematics {
   static constexpr int kDim = 3, kRigidSize = 7, kPointSize = 3;
   static constexpr int kRigidAngleSlot = -1;      // Euler parameters: bounded, no angle
   static constexpr int kRigidQuaternionSlot = 3;  // (x, y, z, e0, e1, e2, e3)
+  static constexpr BodyLayout kRigidLayout = BodyLayout::kEulerParameters;
+  static constexpr BodyLayout kPointLayout = BodyLayout::kSpatialPoint;
+  static constexpr bool kAngleOutputsWrap = true;  // a rotation angle from the rotation matrix
   static constexpr int kAxesParallelRows = 2, kFrameLockedRows = 3;
   static constexpr bool kConstantMass = false;
   // Joint constants (header comment): u_a with its perpendiculars f_a, g_a, h_b, k_b, and
