@@ -9,6 +9,7 @@
 #include <string>
 
 #include "harness/json_io.h"
+#include "harness/sweep_file.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

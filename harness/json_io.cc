@@ -16,10 +16,9 @@
 
 #include "harness/context.h"
 #include "harness/json_file.h"
-#include "harness/reference_maker.h"
+#include "harness/reference_store.h"
 #include "harness/regression.h"
 #include "methods/method.h"
-#include "problems/problem.h"
 
 namespace mbb {
 
@@ -304,54 +303,6 @@ std::string IndexToJson(const std::string& name, const std::vector<IndexEntry>& 
   return j.dump(2) + "\n";
 }
 
-void WriteFileAtomically(const std::string& path, const std::string& text) {
-  // A temporary name unique per process and call: two writers of one path (two sweeps on
-  // one --out, two threads) never write into each other's temporary file.
-  static std::atomic<unsigned long> counter{0};
-  const std::string temp =
-      path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write " + temp);
-    out << text;
-    out.flush();
-    if (!out) throw std::runtime_error("write failed: " + temp);
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    std::remove(temp.c_str());
-    throw std::runtime_error("cannot rename " + temp + " to " + path);
-  }
-}
-
-void WriteFilesAtomically(const std::vector<std::pair<std::string, std::string>>& files) {
-  static std::atomic<unsigned long> counter{0};
-  std::vector<std::string> temps;
-  auto remove_temps = [&] {
-    for (const auto& t : temps) std::remove(t.c_str());
-  };
-  // Every file into its temporary first: a failure here leaves every target untouched.
-  for (const auto& [path, text] : files) {
-    temps.push_back(path + ".tmp." + std::to_string(::getpid()) + ".set" +
-                    std::to_string(counter++));
-    std::ofstream out(temps.back(), std::ios::binary | std::ios::trunc);
-    if (out) {
-      out << text;
-      out.flush();
-    }
-    if (!out) {
-      remove_temps();
-      throw std::runtime_error("cannot write " + temps.back() + ": nothing was replaced");
-    }
-  }
-  for (size_t i = 0; i < files.size(); ++i)
-    if (std::rename(temps[i].c_str(), files[i].first.c_str()) != 0) {
-      for (size_t k = i; k < temps.size(); ++k) std::remove(temps[k].c_str());
-      throw std::runtime_error("cannot rename " + temps[i] + " to " + files[i].first + " (" +
-                               std::to_string(i) + " of " + std::to_string(files.size()) +
-                               " files were replaced)");
-    }
-}
-
 namespace {
 
 std::string HashHex(const std::string& bytes) {
@@ -362,33 +313,9 @@ std::string HashHex(const std::string& bytes) {
   return hex;
 }
 
-json OptionalJson(const std::optional<double>& x) { return x ? json(*x) : json(nullptr); }
-
 }  // namespace
 
 std::string ConfigurationHash(const std::string& key) { return HashHex(key); }
-
-std::string ConfigurationKey(const RunRecord& d, const RunSpec& spec) {
-  json problem = {{"id", d.problem_id}, {"parameters", d.problem_parameters}};
-  if (!spec.model_file.empty()) {  // the file's content is an input, not only its name
-    std::ifstream in(spec.model_file, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    problem["model_file_hash"] = HashHex(text.str());
-  }
-  json key = {{"problem", problem},
-              {"method", {{"id", d.method_id}, {"parameters", d.method_parameters}}},
-              {"settings",
-               {{"h", OptionalJson(d.h)},
-                {"rtol", OptionalJson(d.rtol)},
-                {"atol", OptionalJson(d.atol)},
-                {"t_end", d.t_end}}},
-              {"series", spec.series},
-              {"repeats", spec.repeats}};
-  // Only when not the default, so that the keys of earlier results stay valid.
-  if (d.samples != "land") key["settings"]["samples"] = d.samples;
-  return key.dump();  // nlohmann's object keeps its keys sorted: a canonical text
-}
 
 StoredResult StoredResultOfText(const std::string& text, const std::string& where) {
   StoredResult r;
@@ -416,134 +343,7 @@ StoredResult ReadStoredResult(const std::string& path) {
   return StoredResultOfText(text.str(), path);
 }
 
-std::string DescribeConfigurationChange(const std::string& stored, const std::string& wanted) {
-  if (stored.empty()) return "the stored result records no configuration";
-  std::string change;
-  const json diff = json::diff(json::parse(stored), json::parse(wanted));
-  const json old_values = json::parse(stored);
-  for (const auto& op : diff) {
-    const std::string path = op.at("path").get<std::string>();
-    const json::json_pointer pointer(path);
-    const std::string before = old_values.contains(pointer) ? old_values.at(pointer).dump() : "-";
-    const std::string after = op.contains("value") ? op.at("value").dump() : "-";
-    const std::string key = path.empty() ? std::string("configuration") : path.substr(1);
-    change += (change.empty() ? "" : ", ") + key + ": " + before + " -> " + after;
-  }
-  return change.empty() ? "unchanged" : change;
-}
-
 std::string ReadResultStatus(const std::string& path) { return ReadStoredResult(path).status; }
-
-namespace {
-
-// A reference made before a catalogue parameter existed (e.g. `formulation`) was made with
-// its default: complete the stored parameters with the catalogue defaults they lack.
-std::map<std::string, std::string> WithCatalogueDefaults(std::map<std::string, std::string> stored,
-                                                         const std::string& problem_id) {
-  for (const auto& entry : ProblemCatalogue())
-    if (entry.id == problem_id)
-      for (const auto& spec : entry.parameters)
-        if (!spec.default_value.empty()) stored.emplace(spec.name, spec.default_value);
-  return stored;
-}
-
-}  // namespace
-
-std::optional<Reference> ReadReferenceFile(const std::string& path, const Problem& problem) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  try {
-    const json j = json::parse(in);
-    for (const auto& e : j.at("references")) {
-      // A model file's parameters hold the path it was read from; its references are keyed
-      // by the file's content hash (the directory they are in), so the path is not compared.
-      std::map<std::string, std::string> wanted = problem.parameters;
-      wanted.erase("model_file");
-      if (WithCatalogueDefaults(e.at("parameters").get<std::map<std::string, std::string>>(),
-                                problem.id) != wanted)
-        continue;
-      Reference ref;
-      ref.id = e.at("id").get<std::string>();
-      ref.provenance = e.at("provenance").get<std::string>();
-      ref.digits = e.at("digits").get<double>();
-      ref.t_max = e.at("t_max").get<double>();
-      ref.times = e.at("times").get<std::vector<double>>();
-      for (const auto& q : e.at("positions")) {
-        const auto values = q.get<std::vector<double>>();
-        if (static_cast<int>(values.size()) != problem.n())
-          throw InputError(path + ": positions of the wrong size for " + problem.id);
-        ref.positions.push_back(Eigen::Map<const Vector>(values.data(), problem.n()));
-      }
-      if (ref.positions.size() != ref.times.size())
-        throw InputError(path + ": times and positions differ in length");
-      // Velocities: optional (files made before they were stored have none; the outputs
-      // that depend on v are then not compared).
-      if (e.contains("velocities")) {
-        for (const auto& v : e.at("velocities")) {
-          const auto values = v.get<std::vector<double>>();
-          if (static_cast<int>(values.size()) != problem.n())
-            throw InputError(path + ": velocities of the wrong size for " + problem.id);
-          ref.velocities.push_back(Eigen::Map<const Vector>(values.data(), problem.n()));
-        }
-        if (ref.velocities.size() != ref.times.size())
-          throw InputError(path + ": times and velocities differ in length");
-      }
-      AttachOutputs(problem, ref);
-      return ref;
-    }
-  } catch (const json::exception& e) {
-    throw InputError(path + ": malformed reference file: " + e.what());
-  }
-  return std::nullopt;
-}
-
-bool ReferenceFileLists(const std::string& path, const std::string& problem_id,
-                        const std::map<std::string, std::string>& parameters) {
-  std::ifstream in(path);
-  if (!in) return false;
-  try {
-    const json j = json::parse(in);
-    for (const auto& e : j.at("references"))
-      if (WithCatalogueDefaults(e.at("parameters").get<std::map<std::string, std::string>>(),
-                                problem_id) == parameters)
-        return true;
-  } catch (const json::exception& e) {
-    throw InputError(path + ": malformed reference file: " + e.what());
-  }
-  return false;
-}
-
-void WriteReferenceEntry(const std::string& path, const TabulatedReference& entry) {
-  json j = {
-      {"schema", "mbbench.reference/1"}, {"problem", entry.problem}, {"references", json::array()}};
-  {
-    std::ifstream in(path);
-    if (in) j = json::parse(in);
-  }
-  const Reference& r = entry.reference;
-  json positions = json::array();
-  for (const auto& q : r.positions)
-    positions.push_back(std::vector<double>(q.data(), q.data() + q.size()));
-  json velocities = json::array();
-  for (const auto& v : r.velocities)
-    velocities.push_back(std::vector<double>(v.data(), v.data() + v.size()));
-  json e = {{"id", r.id},
-            {"parameters", entry.parameters},
-            {"provenance", r.provenance},
-            {"digits", r.digits},
-            {"t_max", r.t_max},
-            {"max_difference_between_methods", entry.max_difference},
-            {"commit", CurrentContext().git_commit},
-            {"times", r.times},
-            {"positions", positions}};
-  if (!r.velocities.empty()) e["velocities"] = velocities;
-  json kept = json::array();
-  for (const auto& old : j["references"])
-    if (old.at("parameters") != e["parameters"]) kept.push_back(old);
-  kept.push_back(e);
-  j["references"] = kept;
-  WriteFileAtomically(path, j.dump(1) + "\n");
-}
 
 namespace {
 

@@ -1,7 +1,9 @@
 // Result documents in JSON (schema mbbench.result/1, docs/result-schema.md), stability
-// documents (mbbench.stability/1), sweep indexes, stored references and regression values.
-// nlohmann/json stays in the harness's .cc files. Reading results back for reports is in
-// result_summary.h, experiment files in sweep_file.h (both included here).
+// documents (mbbench.stability/1), sweep indexes and the values a regression check reads.
+// The document layer: it serialises the plain records of run_record.h and knows nothing of
+// how runs are made (no runner, no batch, no command). nlohmann/json stays in the harness's
+// .cc files. Reading results back for reports is result_summary.h, configuration keys
+// configuration.h, reference files reference_store.h, experiment files sweep_file.h.
 #pragma once
 
 #include <map>
@@ -10,11 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "harness/result_summary.h"
+#include "harness/atomic_file.h"
 #include "harness/run_record.h"
-#include "harness/runner.h"
-#include "harness/sweep_file.h"
-#include "reference/reference.h"
 
 namespace mbb {
 
@@ -45,22 +44,9 @@ std::string IndexToJson(const std::string& name, const std::vector<IndexEntry>& 
 /// A parameter value as JSON-ready text typing: true when `text` is a whole number or decimal.
 bool LooksNumeric(const std::string& text);
 
-/// Writes to `path` through a temporary file and rename, so a reader (or an interrupted
-/// sweep) never sees a partial file. Throws std::runtime_error naming the path on failure.
-void WriteFileAtomically(const std::string& path, const std::string& text);
-/// Writes several files (path, text) as one: every text into its temporary file first (a
-/// failure there removes them all and replaces nothing), then each renamed onto its path.
-void WriteFilesAtomically(const std::vector<std::pair<std::string, std::string>>& files);
-
 /// Status of an existing result file ("" if missing or unreadable): used to resume sweeps.
 std::string ReadResultStatus(const std::string& path);
 
-/// The configuration of a run as canonical JSON text (sorted keys): problem id, resolved
-/// problem parameters, the model file's content hash, method id, resolved method parameters,
-/// the settings the method used (h, rtol, atol), the horizon, whether a series was asked and
-/// the number of timed repeats. `described` is DescribeRun's record of the resolved spec.
-/// Two runs with equal keys compute the same thing: what a sweep may reuse.
-std::string ConfigurationKey(const RunRecord& described, const RunSpec& spec);
 /// 16 hex digits (64-bit FNV-1a) of a configuration key, for indexes and file listings.
 std::string ConfigurationHash(const std::string& key);
 
@@ -76,22 +62,6 @@ struct StoredResult {
 StoredResult ReadStoredResult(const std::string& path);
 /// The same from the document's text (`where` names it in the reason); never throws.
 StoredResult StoredResultOfText(const std::string& text, const std::string& where);
-/// The keys whose values differ between two configuration keys ("settings.h: 0.004 -> 0.001"),
-/// for the message that says why a stored result is not reused.
-std::string DescribeConfigurationChange(const std::string& stored, const std::string& wanted);
-
-/// The stored reference in `path` whose parameters equal the problem's, if any (none for a
-/// missing file). Throws InputError naming the file when it is malformed.
-std::optional<Reference> ReadReferenceFile(const std::string& path, const Problem& problem);
-/// Whether `path` holds an entry for these (complete) problem parameters, without building
-/// the problem (a large model's assembly costs more than reading the file). False for a
-/// missing file; InputError naming the file when it is malformed.
-bool ReferenceFileLists(const std::string& path, const std::string& problem_id,
-                        const std::map<std::string, std::string>& parameters);
-/// Adds (or replaces, for equal parameters) one entry of a reference file.
-struct TabulatedReference;
-void WriteReferenceEntry(const std::string& path, const TabulatedReference& entry);
-
 /// The values a regression check compares, read from a result document (InputError naming
 /// the file and the key if it is not one: a key missing or of the wrong type, another schema).
 struct BaselineValues;

@@ -10,6 +10,7 @@
 
 #include "harness/cli.h"
 #include "harness/json_io.h"
+#include "harness/sweep_file.h"
 #include "tests/scratch_directory.h"
 
 namespace mbb {

@@ -15,6 +15,7 @@
 #include "harness/json_io.h"
 #include "harness/report.h"
 #include "harness/report_analysis.h"
+#include "harness/sweep_file.h"
 #include "tests/scratch_directory.h"
 
 namespace mbb {
