@@ -13,14 +13,15 @@
 #include <vector>
 
 #include "harness/atomic_file.h"
+#include "harness/result_document.h"
+#include "harness/stability_document.h"
 #include "harness/run_record.h"
 
 namespace mbb {
 
-inline constexpr const char* kResultSchema = "mbbench.result/1";
-inline constexpr const char* kStabilitySchema = "mbbench.stability/1";
 inline constexpr const char* kIndexSchema = "mbbench.index/1";
 
+/// ToJson(ResultDocumentOf(record, series_file)) and ToJson(StabilityDocumentOf(record)).
 std::string RunRecordToJson(const RunRecord& record, const std::string& series_file = "");
 std::string StabilityRecordToJson(const StabilityRecord& record);
 /// CSV with t, q_i, v_i, outputs, residuals and the energy balance per accepted step.
@@ -47,9 +48,6 @@ bool LooksNumeric(const std::string& text);
 /// Status of an existing result file ("" if missing or unreadable): used to resume sweeps.
 std::string ReadResultStatus(const std::string& path);
 
-/// 16 hex digits (64-bit FNV-1a) of a configuration key, for indexes and file listings.
-std::string ConfigurationHash(const std::string& key);
-
 /// A stored result as a sweep's resume sees it: its status and configuration key ("" for
 /// a result written before configurations were stored, or unreadable). A file that is there
 /// but is not a readable result document has an empty status and, in `unreadable`, the
@@ -69,11 +67,15 @@ BaselineValues ReadBaselineValues(const std::string& path);
 /// The same from a document's text; `where` names it in messages (the fuzz target's entry).
 BaselineValues ParseBaselineText(const std::string& text, const std::string& where);
 BaselineValues BaselineValuesOf(const RunRecord& record);
+BaselineValues BaselineValuesOf(const ResultDocument& document);
 struct StabilityBaselineValues;
 StabilityBaselineValues ReadStabilityBaselineValues(const std::string& path);
 StabilityBaselineValues ParseStabilityBaselineText(const std::string& text,
                                                    const std::string& where);
 StabilityBaselineValues StabilityBaselineValuesOf(const StabilityRecord& record);
+StabilityBaselineValues StabilityBaselineValuesOf(const StabilityDocument& document);
+/// The text of a document file; InputError "PATH: cannot open" when it cannot be read.
+std::string ReadDocumentText(const std::string& path);
 /// The "schema" of a JSON document (empty if it has none); InputError naming the file if it
 /// cannot be read or parsed.
 std::string ReadDocumentSchema(const std::string& path);
