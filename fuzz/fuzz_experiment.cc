@@ -1,4 +1,4 @@
-// libFuzzer target: the experiment-file reader (harness/json_io.h ParseSweepText, the text
+// libFuzzer target: the experiment-file reader (harness/sweep_file.h ParseSweepText, the text
 // entry point of ReadSweepFile: keys, types, run counts, matrix expansion). Bad input must
 // end in InputError (exit code 2 in the CLI); any other exception, a crash or a sanitizer
 // report is a finding. Built and run by scripts/fuzz (seed corpus: fuzz/corpus/experiment).

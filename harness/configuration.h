@@ -1,6 +1,6 @@
 // The configuration of a run as canonical JSON text: what makes two runs compute the same
 // thing. A sweep reuses a stored result only for an equal key; a result document records it
-// (json_io.h writes `configuration` and its `configuration_hash`).
+// (result_document.h writes `configuration` and its `configuration_hash`).
 #pragma once
 
 #include <string>

@@ -1,8 +1,9 @@
-// Result documents in JSON (schema mbbench.result/1, docs/result-schema.md), stability
-// documents (mbbench.stability/1), sweep indexes and the values a regression check reads.
-// The document layer: it serialises the plain records of run_record.h and knows nothing of
-// how runs are made (no runner, no batch, no command). nlohmann/json stays in the harness's
-// .cc files. Reading results back for reports is result_summary.h, configuration keys
+// Records into documents and documents into what their readers use: the result and
+// stability writers of records (through result_document.h and stability_document.h, the one
+// writer and one reader of each document), the series CSV, sweep indexes, and the views that
+// a sweep's resume (StoredResult) and the regression check (BaselineValues) take of a
+// document. Part of the document layer: it knows nothing of how runs are made (no runner, no
+// batch, no command). The reports' view is result_summary.h, configuration keys
 // configuration.h, reference files reference_store.h, experiment files sweep_file.h.
 #pragma once
 
