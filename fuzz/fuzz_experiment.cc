@@ -1,4 +1,4 @@
-// libFuzzer target: the experiment-file reader (harness/json_io.h ParseSweepText, the text
+// libFuzzer target: the experiment-file reader (harness/sweep_file.h ParseSweepText, the text
 // entry point of ReadSweepFile: keys, types, run counts, matrix expansion). Bad input must
 // end in InputError (exit code 2 in the CLI); any other exception, a crash or a sanitizer
 // report is a finding. Built and run by scripts/fuzz (seed corpus: fuzz/corpus/experiment).
@@ -9,6 +9,7 @@
 #include <string>
 
 #include "harness/json_io.h"
+#include "harness/sweep_file.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

@@ -2,7 +2,8 @@
 // regression check's (json_io.h ParseBaselineText, as `check` reads a baseline or an
 // --against file), the report's and export's (result_summary.h ParseResultSummaryText, then
 // both export tables), a sweep's resume (StoredResultOfText and the message that says why a
-// stored result is rerun), and a paper claim judged on the document. Bad input must end in
+// stored result is rerun), all views of the one reader (result_document.h
+// ResultDocumentFromJson), and a paper claim judged on the document. Bad input must end in
 // InputError (exit code 2 in the CLI) or a verdict; any other exception, a crash or a
 // sanitizer report is a finding. Built and run by scripts/fuzz (seed corpus:
 // fuzz/corpus/result, small committed baselines).
@@ -11,13 +12,15 @@
 #include <string>
 
 #include "harness/export.h"
+#include "harness/configuration.h"
 #include "harness/json_io.h"
+#include "harness/result_summary.h"
 #include "harness/paper_claims.h"
 #include "harness/regression.h"
 
 namespace {
 
-// A configuration key as a sweep writes it (json_io.h ConfigurationKey), for the resume
+// A configuration key as a sweep writes it (configuration.h ConfigurationKey), for the resume
 // message that compares a stored key with the wanted one.
 constexpr const char* kWantedConfiguration =
     R"({"method":{"id":"ida","parameters":{"max_order":"5"}},"problem":{"id":"planar_pendulum",)"

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "harness/json_io.h"
+#include "harness/result_summary.h"
 #include "harness/paper_claims.h"
 #include "harness/regression.h"
 

@@ -9,12 +9,13 @@
 #include <mutex>
 #include <sstream>
 #include <system_error>
-#include <thread>
 #include <utility>
 
+#include "harness/configuration.h"
 #include "harness/file_names.h"
 #include "harness/json_io.h"
 #include "harness/paper_claims.h"
+#include "harness/parallel.h"
 #include "harness/regression.h"
 #include "harness/runner.h"
 #include "harness/stability.h"
@@ -256,39 +257,33 @@ int RunCheck(const CheckOptions& o) {
   }
 
   std::vector<CheckOutcome> outcomes(files.size());
-  std::atomic<size_t> next{0};
   std::atomic<int> done{0};
   std::mutex print_mutex;
   const auto start = std::chrono::steady_clock::now();
-  auto worker = [&] {
-    for (size_t i = next++; i < files.size(); i = next++) {
-      const auto t0 = std::chrono::steady_clock::now();
-      // Each baseline on its own: one that cannot be checked fails, the others go on.
-      try {
-        outcomes[i] =
-            IsStabilityDocument(files[i]) ? CheckStability(files[i], o) : CheckResult(files[i], o);
-      } catch (const InputError& e) {
-        outcomes[i] = Failed(files[i], e.what(), true);
-      } catch (const std::exception& e) {
-        outcomes[i] = Failed(files[i], e.what(), false);
-      }
-      const auto now = std::chrono::steady_clock::now();
-      static const char* kWords[] = {"unchanged", "CHANGED", "different configuration",
-                                     "missing in --against", "FAILED"};
-      const bool failed = outcomes[i].kind == CheckOutcome::Kind::kFailed;
-      std::lock_guard<std::mutex> lock(print_mutex);
-      std::printf("[%d/%zu %6.1fs] %-50s %s (%.1f s)\n", ++done, files.size(),
-                  std::chrono::duration<double>(now - start).count(),
-                  fs::path(files[i]).filename().c_str(),
-                  o.update && !failed ? "rerun" : kWords[static_cast<int>(outcomes[i].kind)],
-                  std::chrono::duration<double>(now - t0).count());
-      for (const auto& line : outcomes[i].lines) std::printf("    %s\n", line.c_str());
-      std::fflush(stdout);  // a line per baseline as it finishes, also into a file or pipe
+  ParallelFor(files.size(), o.jobs, [&](size_t i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    // Each baseline on its own: one that cannot be checked fails, the others go on.
+    try {
+      outcomes[i] =
+          IsStabilityDocument(files[i]) ? CheckStability(files[i], o) : CheckResult(files[i], o);
+    } catch (const InputError& e) {
+      outcomes[i] = Failed(files[i], e.what(), true);
+    } catch (const std::exception& e) {
+      outcomes[i] = Failed(files[i], e.what(), false);
     }
-  };
-  std::vector<std::thread> threads;
-  for (int k = 0; k < std::max(1, o.jobs); ++k) threads.emplace_back(worker);
-  for (auto& t : threads) t.join();
+    const auto now = std::chrono::steady_clock::now();
+    static const char* kWords[] = {"unchanged", "CHANGED", "different configuration",
+                                   "missing in --against", "FAILED"};
+    const bool failed = outcomes[i].kind == CheckOutcome::Kind::kFailed;
+    std::lock_guard<std::mutex> lock(print_mutex);
+    std::printf("[%d/%zu %6.1fs] %-50s %s (%.1f s)\n", ++done, files.size(),
+                std::chrono::duration<double>(now - start).count(),
+                fs::path(files[i]).filename().c_str(),
+                o.update && !failed ? "rerun" : kWords[static_cast<int>(outcomes[i].kind)],
+                std::chrono::duration<double>(now - t0).count());
+    for (const auto& line : outcomes[i].lines) std::printf("    %s\n", line.c_str());
+    std::fflush(stdout);  // a line per baseline as it finishes, also into a file or pipe
+  });
   const int failing_claims = JudgeClaims(claims, files, outcomes);
   int failed = 0, failed_input = 0;
   for (const auto& outcome : outcomes) {

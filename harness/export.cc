@@ -7,6 +7,7 @@
 #include <set>
 #include <variant>
 
+#include "harness/json_io.h"
 #include "harness/report_analysis.h"
 
 namespace mbb {

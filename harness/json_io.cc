@@ -1,25 +1,16 @@
+// The documents of the suite built on result_document.h: the writers of records, the series
+// CSV, sweep indexes, and the views of a result or stability document that resume and the
+// regression check read (docs/result-schema.md).
 #include "harness/json_io.h"
 
-#include <unistd.h>
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-
-#include <atomic>
-#include <cstdint>
-#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <stdexcept>
-#include <tuple>
 
-#include "harness/context.h"
 #include "harness/json_file.h"
-#include "harness/reference_maker.h"
 #include "harness/regression.h"
-#include "methods/method.h"
-#include "problems/problem.h"
 
 namespace mbb {
 
@@ -27,200 +18,19 @@ using nlohmann::json;
 
 namespace {
 
-// JSON has no NaN or infinity: write them as null (a diverged run's drift, say).
-json Number(double x) { return std::isfinite(x) ? json(x) : json(nullptr); }
-template <class T>
-json Optional(const std::optional<T>& x) {
-  return x ? Number(*x) : json(nullptr);
-}
-json Array(const std::vector<double>& v) {
-  json a = json::array();
-  for (double x : v) a.push_back(Number(x));
-  return a;
-}
-
-json ContextJson() {
-  const RunContext& c = CurrentContext();
-  return {{"suite_version", c.suite_version},
-          {"git_commit", c.git_commit},
-          {"git_dirty", c.git_dirty},
-          {"compiler", c.compiler},
-          {"flags", c.flags},
-          {"build_type", c.build_type},
-          {"eigen", c.eigen},
-          {"sundials", c.sundials},
-          {"boost", c.boost},
-          {"cpu", c.cpu},
-          {"cores", c.cores},
-          {"date", c.date},
-          {"simbody", c.simbody.empty() ? json(nullptr) : json(c.simbody)},
-          {"host", c.host},
-          {"reference_data_hash", ReferenceDataHash()},
-          {"reference_dir", ReferenceDirectory()}};
-}
-
-json ProblemJson(const RunRecord& r) {
-  return {
-      {"id", r.problem_id},
-      {"parameters", r.problem_parameters},
-      {"formulation", r.problem_formulation.empty() ? json(nullptr) : json(r.problem_formulation)},
-      {"n", r.n},
-      {"m", r.m},
-      {"dof", r.dof},
-      {"constraint_rank", r.constraint_rank},
-      {"warnings", r.warnings},
-      {"initial_residuals",
-       {{"position_stated", r.initial_residuals.position_stated},
-        {"position", r.initial_residuals.position},
-        {"velocity_stated", r.initial_residuals.velocity_stated},
-        {"velocity", r.initial_residuals.velocity}}}};
-}
-
-json MethodJson(const RunRecord& r) {
-  return {{"id", r.method_id}, {"parameters", r.method_parameters}};
-}
-
-json SettingsJson(const RunRecord& r) {
-  return {{"h", Optional(r.h)},
-          {"t_end", r.t_end},
-          {"rtol", Optional(r.rtol)},
-          {"atol", Optional(r.atol)},
-          {"samples", r.samples}};
-}
-
-json MetricsJson(const RunRecord& r) {
-  const RunMetrics& m = r.metrics;
-  json j = {{"steps", r.counters.steps},
-            {"rejected_steps", r.counters.rejected_steps},
-            {"rhs_evals", r.counters.rhs_evals},
-            {"jacobian_evals", r.counters.jacobian_evals},
-            {"newton_iterations", r.counters.newton_iterations},
-            {"factorizations", r.counters.factorizations},
-            {"samples", m.samples}};
-  if (r.wall_time) {
-    j["wall_time_s"] = {{"min", r.wall_time->min},
-                        {"median", r.wall_time->median},
-                        {"max", r.wall_time->max},
-                        {"repeats", r.wall_time->repeats},
-                        {"times", r.wall_time->times}};
-    j["time_per_step_s"] =
-        r.counters.steps > 0 ? json(r.wall_time->median / r.counters.steps) : json(nullptr);
-  } else {
-    j["wall_time_s"] = nullptr;
-    j["time_per_step_s"] = nullptr;
-  }
-  // A run that never reached its first sample (not_applicable, or refused at t0) measured
-  // no residual and no energy: null, not 0 (a 0 would read as perfect conservation).
-  auto measured = [&m](double x) { return m.samples > 0 ? Number(x) : json(nullptr); };
-  j["constraint_residual"] = {{"position_max", measured(m.position_residual_max)},
-                              {"velocity_max", measured(m.velocity_residual_max)},
-                              {"acceleration_max", Optional(m.acceleration_residual_max)}};
-  j["energy"] = {{"initial", measured(m.energy_initial)},
-                 {"final", measured(m.energy_final)},
-                 {"max_abs_drift", measured(m.energy_max_abs_drift)},
-                 {"max_rel_drift", measured(m.energy_max_rel_drift)},
-                 {"external_work", measured(m.external_work)}};
-  if (m.error) {
-    j["error"] = {{"reference", m.error->reference},
-                  {"position_max_abs", Number(m.error->position_max_abs)},
-                  {"position_max_rel", Number(m.error->position_max_rel)},
-                  {"scd", Number(m.error->scd)},
-                  {"compared_samples", m.error->compared_samples},
-                  {"output_max_abs", Optional(m.error->output_max_abs)},
-                  {"output_max_rel", Optional(m.error->output_max_rel)},
-                  {"output_scd", Optional(m.error->output_scd)},
-                  {"outputs_compared", m.error->outputs_compared}};
-  }
-  if (m.momentum) {
-    auto triple = [](const std::array<double, 3>& x) {
-      return json::array({Number(x[0]), Number(x[1]), Number(x[2])});
-    };
-    const MomentumMetrics& p = *m.momentum;
-    j["momentum"] = {{"linear_initial", triple(p.linear_initial)},
-                     {"linear_max_abs_drift", triple(p.linear_max_abs_drift)},
-                     {"angular_initial", triple(p.angular_initial)},
-                     {"angular_max_abs_drift", triple(p.angular_max_abs_drift)},
-                     {"conserved_components", p.conserved_components},
-                     {"conserved_max_abs_drift", Optional(p.conserved_max_abs_drift)}};
-  }
-  j["multiplier_max"] = Optional(m.multiplier_max);
-  if (m.revolution_period) j["revolution_period_s"] = Number(*m.revolution_period);
-  // A key "group.name" becomes {"group": {"name": ...}} (iteration_matrix_condition).
-  for (const auto& [k, v] : r.extra_metrics) {
-    const auto dot = k.find('.');
-    if (dot == std::string::npos)
-      j[k] = Number(v);
-    else
-      j[k.substr(0, dot)][k.substr(dot + 1)] = Number(v);
-  }
-  return j;
+// JSON has no NaN or infinity: write them as null.
+json Optional(const std::optional<double>& x) {
+  return x && std::isfinite(*x) ? json(*x) : json(nullptr);
 }
 
 }  // namespace
 
-std::string RunRecordToJson(const RunRecord& r, const std::string& series_file) {
-  json j;
-  j["schema"] = kResultSchema;
-  j["context"] = ContextJson();
-  j["context"]["load_average"] =
-      r.load_average ? json(*r.load_average) : json(nullptr);  // at the start of the run
-  j["problem"] = ProblemJson(r);
-  j["method"] = MethodJson(r);
-  j["settings"] = SettingsJson(r);
-  j["status"] = ToString(r.status);
-  j["message"] = r.message;
-  // A failed or unstable run's metrics, outputs and final state describe where it stopped,
-  // not the solution at t_end (docs/result-schema.md).
-  // An ok run that left the reference (took the other branch at a singular position, or
-  // drifted off at a coarse step) is no approximation of the solution either.
-  j["outputs_meaningful"] = r.status == RunStatus::kOk && !r.left_reference_at;
-  j["metrics"] = MetricsJson(r);
-  json outputs = json::object();
-  for (size_t i = 0; i < r.output_names.size() && i < r.outputs.size(); ++i)
-    outputs[r.output_names[i]] = Number(r.outputs[i]);
-  j["outputs"] = outputs;
-  if (r.final_state_valid) {
-    j["final_state"] = {{"t", r.final_t},
-                        {"q", Array(r.final_q)},
-                        {"v", Array(r.final_v)},
-                        {"interpolated", r.final_state_interpolated}};
-  } else {
-    j["final_state"] = nullptr;
-  }
-  j["series"] = series_file.empty() ? json(nullptr) : json(series_file);
-  if (!r.configuration.empty()) {
-    j["configuration"] = json::parse(r.configuration);
-    j["configuration_hash"] = ConfigurationHash(r.configuration);
-  }
-  return j.dump(2) + "\n";
+std::string RunRecordToJson(const RunRecord& record, const std::string& series_file) {
+  return ToJson(ResultDocumentOf(record, series_file));
 }
 
-std::string StabilityRecordToJson(const StabilityRecord& s) {
-  json j;
-  j["schema"] = kStabilitySchema;
-  j["context"] = ContextJson();
-  j["problem"] = ProblemJson(s.base);
-  j["method"] = MethodJson(s.base);
-  j["settings"] = {{"t_end", s.base.t_end},
-                   {"relative_precision", s.relative_precision},
-                   {"h_min", s.h_min},
-                   {"h_max", s.h_max}};
-  j["h_max_stable"] = Optional(s.h_max_stable);
-  j["h_min_unstable"] = Optional(s.h_min_unstable);
-  j["criterion"] = {{"name", s.criterion},
-                    {"parameters", s.criterion_parameters},
-                    {"description", s.criterion_description}};
-  json trials = json::array();
-  for (const auto& t : s.trials)
-    trials.push_back({{"h", t.h},
-                      {"status", ToString(t.status)},
-                      {"stable", t.status == RunStatus::kOk},
-                      {"message", t.message},
-                      {"max_band_ratio", Number(t.max_growth)}});
-  j["trials"] = trials;
-  j["message"] = s.message;
-  j["notes"] = s.notes;
-  return j.dump(2) + "\n";
+std::string StabilityRecordToJson(const StabilityRecord& record) {
+  return ToJson(StabilityDocumentOf(record));
 }
 
 std::string SeriesToCsv(const RunRecord& r, const std::vector<std::string>& output_names) {
@@ -312,107 +122,27 @@ std::string IndexToJson(const std::string& name, const std::vector<IndexEntry>& 
     }
     runs.push_back(run);
   }
-  json j = {{"schema", kIndexSchema}, {"name", name}, {"context", ContextJson()}, {"runs", runs}};
+  json j = {{"schema", kIndexSchema},
+            {"name", name},
+            {"context", ContextJson(CurrentDocumentContext())},
+            {"runs", runs}};
   return j.dump(2) + "\n";
 }
 
-void WriteFileAtomically(const std::string& path, const std::string& text) {
-  // A temporary name unique per process and call: two writers of one path (two sweeps on
-  // one --out, two threads) never write into each other's temporary file.
-  static std::atomic<unsigned long> counter{0};
-  const std::string temp =
-      path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write " + temp);
-    out << text;
-    out.flush();
-    if (!out) throw std::runtime_error("write failed: " + temp);
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    std::remove(temp.c_str());
-    throw std::runtime_error("cannot rename " + temp + " to " + path);
-  }
-}
-
-void WriteFilesAtomically(const std::vector<std::pair<std::string, std::string>>& files) {
-  static std::atomic<unsigned long> counter{0};
-  std::vector<std::string> temps;
-  auto remove_temps = [&] {
-    for (const auto& t : temps) std::remove(t.c_str());
-  };
-  // Every file into its temporary first: a failure here leaves every target untouched.
-  for (const auto& [path, text] : files) {
-    temps.push_back(path + ".tmp." + std::to_string(::getpid()) + ".set" +
-                    std::to_string(counter++));
-    std::ofstream out(temps.back(), std::ios::binary | std::ios::trunc);
-    if (out) {
-      out << text;
-      out.flush();
-    }
-    if (!out) {
-      remove_temps();
-      throw std::runtime_error("cannot write " + temps.back() + ": nothing was replaced");
-    }
-  }
-  for (size_t i = 0; i < files.size(); ++i)
-    if (std::rename(temps[i].c_str(), files[i].first.c_str()) != 0) {
-      for (size_t k = i; k < temps.size(); ++k) std::remove(temps[k].c_str());
-      throw std::runtime_error("cannot rename " + temps[i] + " to " + files[i].first + " (" +
-                               std::to_string(i) + " of " + std::to_string(files.size()) +
-                               " files were replaced)");
-    }
-}
-
-namespace {
-
-std::string HashHex(const std::string& bytes) {
-  std::uint64_t h = 14695981039346656037ull;  // FNV-1a, 64 bit
-  for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
-  return hex;
-}
-
-json OptionalJson(const std::optional<double>& x) { return x ? json(*x) : json(nullptr); }
-
-}  // namespace
-
-std::string ConfigurationHash(const std::string& key) { return HashHex(key); }
-
-std::string ConfigurationKey(const RunRecord& d, const RunSpec& spec) {
-  json problem = {{"id", d.problem_id}, {"parameters", d.problem_parameters}};
-  if (!spec.model_file.empty()) {  // the file's content is an input, not only its name
-    std::ifstream in(spec.model_file, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    problem["model_file_hash"] = HashHex(text.str());
-  }
-  json key = {{"problem", problem},
-              {"method", {{"id", d.method_id}, {"parameters", d.method_parameters}}},
-              {"settings",
-               {{"h", OptionalJson(d.h)},
-                {"rtol", OptionalJson(d.rtol)},
-                {"atol", OptionalJson(d.atol)},
-                {"t_end", d.t_end}}},
-              {"series", spec.series},
-              {"repeats", spec.repeats}};
-  // Only when not the default, so that the keys of earlier results stay valid.
-  if (d.samples != "land") key["settings"]["samples"] = d.samples;
-  return key.dump();  // nlohmann's object keeps its keys sorted: a canonical text
+std::string ReadDocumentText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot open");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 StoredResult StoredResultOfText(const std::string& text, const std::string& where) {
   StoredResult r;
   try {
-    const JsonDocument d(ParseJsonText(text, where), where);
-    d.RequireSchema(kResultSchema);
-    r.status = d.String("status");
-    const json* configuration = d.Find("configuration");
-    if (configuration != nullptr && !configuration->is_object())
-      d.Fail("configuration",
-             "expected an object, found " + JsonDocument::TypeName(*configuration));
-    if (configuration != nullptr) r.configuration = configuration->dump();
+    const ResultDocument document = ResultDocumentFromJson(text, where);
+    r.status = document.status;
+    r.configuration = document.configuration;
   } catch (const InputError& e) {
     r = {};
     r.unreadable = e.what();
@@ -428,202 +158,7 @@ StoredResult ReadStoredResult(const std::string& path) {
   return StoredResultOfText(text.str(), path);
 }
 
-std::string DescribeConfigurationChange(const std::string& stored, const std::string& wanted) {
-  if (stored.empty()) return "the stored result records no configuration";
-  std::string change;
-  const json diff = json::diff(json::parse(stored), json::parse(wanted));
-  const json old_values = json::parse(stored);
-  for (const auto& op : diff) {
-    const std::string path = op.at("path").get<std::string>();
-    const json::json_pointer pointer(path);
-    const std::string before = old_values.contains(pointer) ? old_values.at(pointer).dump() : "-";
-    const std::string after = op.contains("value") ? op.at("value").dump() : "-";
-    const std::string key = path.empty() ? std::string("configuration") : path.substr(1);
-    change += (change.empty() ? "" : ", ") + key + ": " + before + " -> " + after;
-  }
-  return change.empty() ? "unchanged" : change;
-}
-
 std::string ReadResultStatus(const std::string& path) { return ReadStoredResult(path).status; }
-
-namespace {
-
-// A reference made before a catalogue parameter existed (e.g. `formulation`) was made with
-// its default: complete the stored parameters with the catalogue defaults they lack.
-std::map<std::string, std::string> WithCatalogueDefaults(std::map<std::string, std::string> stored,
-                                                         const std::string& problem_id) {
-  for (const auto& entry : ProblemCatalogue())
-    if (entry.id == problem_id)
-      for (const auto& spec : entry.parameters)
-        if (!spec.default_value.empty()) stored.emplace(spec.name, spec.default_value);
-  return stored;
-}
-
-}  // namespace
-
-std::optional<Reference> ReadReferenceFile(const std::string& path, const Problem& problem) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  try {
-    const json j = json::parse(in);
-    for (const auto& e : j.at("references")) {
-      // A model file's parameters hold the path it was read from; its references are keyed
-      // by the file's content hash (the directory they are in), so the path is not compared.
-      std::map<std::string, std::string> wanted = problem.parameters;
-      wanted.erase("model_file");
-      if (WithCatalogueDefaults(e.at("parameters").get<std::map<std::string, std::string>>(),
-                                problem.id) != wanted)
-        continue;
-      Reference ref;
-      ref.id = e.at("id").get<std::string>();
-      ref.provenance = e.at("provenance").get<std::string>();
-      ref.digits = e.at("digits").get<double>();
-      ref.t_max = e.at("t_max").get<double>();
-      ref.times = e.at("times").get<std::vector<double>>();
-      for (const auto& q : e.at("positions")) {
-        const auto values = q.get<std::vector<double>>();
-        if (static_cast<int>(values.size()) != problem.n())
-          throw InputError(path + ": positions of the wrong size for " + problem.id);
-        ref.positions.push_back(Eigen::Map<const Vector>(values.data(), problem.n()));
-      }
-      if (ref.positions.size() != ref.times.size())
-        throw InputError(path + ": times and positions differ in length");
-      // Velocities: optional (files made before they were stored have none; the outputs
-      // that depend on v are then not compared).
-      if (e.contains("velocities")) {
-        for (const auto& v : e.at("velocities")) {
-          const auto values = v.get<std::vector<double>>();
-          if (static_cast<int>(values.size()) != problem.n())
-            throw InputError(path + ": velocities of the wrong size for " + problem.id);
-          ref.velocities.push_back(Eigen::Map<const Vector>(values.data(), problem.n()));
-        }
-        if (ref.velocities.size() != ref.times.size())
-          throw InputError(path + ": times and velocities differ in length");
-      }
-      AttachOutputs(problem, ref);
-      return ref;
-    }
-  } catch (const json::exception& e) {
-    throw InputError(path + ": malformed reference file: " + e.what());
-  }
-  return std::nullopt;
-}
-
-bool ReferenceFileLists(const std::string& path, const std::string& problem_id,
-                        const std::map<std::string, std::string>& parameters) {
-  std::ifstream in(path);
-  if (!in) return false;
-  try {
-    const json j = json::parse(in);
-    for (const auto& e : j.at("references"))
-      if (WithCatalogueDefaults(e.at("parameters").get<std::map<std::string, std::string>>(),
-                                problem_id) == parameters)
-        return true;
-  } catch (const json::exception& e) {
-    throw InputError(path + ": malformed reference file: " + e.what());
-  }
-  return false;
-}
-
-void WriteReferenceEntry(const std::string& path, const TabulatedReference& entry) {
-  json j = {
-      {"schema", "mbbench.reference/1"}, {"problem", entry.problem}, {"references", json::array()}};
-  {
-    std::ifstream in(path);
-    if (in) j = json::parse(in);
-  }
-  const Reference& r = entry.reference;
-  json positions = json::array();
-  for (const auto& q : r.positions)
-    positions.push_back(std::vector<double>(q.data(), q.data() + q.size()));
-  json velocities = json::array();
-  for (const auto& v : r.velocities)
-    velocities.push_back(std::vector<double>(v.data(), v.data() + v.size()));
-  json e = {{"id", r.id},
-            {"parameters", entry.parameters},
-            {"provenance", r.provenance},
-            {"digits", r.digits},
-            {"t_max", r.t_max},
-            {"max_difference_between_methods", entry.max_difference},
-            {"commit", CurrentContext().git_commit},
-            {"times", r.times},
-            {"positions", positions}};
-  if (!r.velocities.empty()) e["velocities"] = velocities;
-  json kept = json::array();
-  for (const auto& old : j["references"])
-    if (old.at("parameters") != e["parameters"]) kept.push_back(old);
-  kept.push_back(e);
-  j["references"] = kept;
-  WriteFileAtomically(path, j.dump(1) + "\n");
-}
-
-namespace {
-
-BaselineValues ParseBaselineValues(const JsonDocument& d) {
-  d.RequireSchema(kResultSchema);
-  BaselineValues b;
-  ParseRunIdentity(d, b);
-  b.h = d.NumberOrNull("settings.h");
-  b.rtol = d.NumberOrNull("settings.rtol");
-  b.atol = d.NumberOrNull("settings.atol");
-  b.t_end = d.Number("settings.t_end");
-  b.status = d.String("status");
-  b.steps = d.Whole("metrics.steps");
-  const json& final_state = d.At("final_state");
-  if (final_state.is_object()) {
-    for (const auto& x : d.Array("final_state.q")) {
-      if (!x.is_number() && !x.is_null())
-        d.Fail("final_state.q", "expected numbers (or null), found " + JsonDocument::TypeName(x));
-      b.final_q.push_back(x.is_number() ? x.get<double>() : std::nan(""));
-    }
-  } else if (!final_state.is_null()) {
-    d.Fail("final_state",
-           "expected an object or null, found " + JsonDocument::TypeName(final_state));
-  }
-  for (const auto& [k, v] : d.Object("outputs").items()) {
-    if (v.is_number())
-      b.outputs[k] = v.get<double>();
-    else if (!v.is_null())
-      d.Fail("outputs." + k, "expected a number or null, found " + JsonDocument::TypeName(v));
-  }
-  if (const json* error = d.Find("metrics.error"); error != nullptr && !error->is_null())
-    b.error_rel = d.NumberOrNull("metrics.error.position_max_rel");
-  b.energy_abs_drift = d.NumberOrNull("metrics.energy.max_abs_drift");
-  b.position_residual = d.NumberOrNull("metrics.constraint_residual.position_max");
-  b.velocity_residual = d.NumberOrNull("metrics.constraint_residual.velocity_max");
-  return b;
-}
-
-StabilityBaselineValues ParseStabilityBaselineValues(const JsonDocument& d) {
-  d.RequireSchema(kStabilitySchema);
-  StabilityBaselineValues b;
-  ParseRunIdentity(d, b);
-  b.t_end = d.Number("settings.t_end");
-  b.relative_precision = d.Number("settings.relative_precision");
-  // Documents written before the bracket was recorded: the first trial is h_min and the
-  // default h_max was 1000 h_min.
-  const json& trials = d.Array("trials");
-  if (d.Find("settings.h_min") != nullptr) {
-    b.h_min = d.Number("settings.h_min");
-  } else {
-    if (trials.empty() || !trials[0].is_object() || !trials[0].contains("h") ||
-        !trials[0]["h"].is_number())
-      d.Fail("settings.h_min", "missing, and trials[0].h does not give it");
-    b.h_min = trials[0]["h"].get<double>();
-  }
-  b.h_max = d.Find("settings.h_max") != nullptr ? d.Number("settings.h_max") : 1000.0 * b.h_min;
-  b.criterion = d.String("criterion.name");
-  d.Object("criterion.parameters");
-  b.factor = d.OptionalNumberAt("criterion.parameters.factor").value_or(0.0);
-  b.bound = d.OptionalNumberAt("criterion.parameters.bound").value_or(0.0);
-  b.h_max_stable = d.NumberOrNull("h_max_stable");
-  b.h_min_unstable = d.NumberOrNull("h_min_unstable");
-  return b;
-}
-
-std::string FileNameOf(const std::string& path) { return path.substr(path.find_last_of('/') + 1); }
-
-}  // namespace
 
 std::string ReadDocumentSchema(const std::string& path) {
   const json j = ReadJsonFile(path);
@@ -632,39 +167,76 @@ std::string ReadDocumentSchema(const std::string& path) {
              : "";
 }
 
-StabilityBaselineValues ParseStabilityBaselineText(const std::string& text,
-                                                   const std::string& where) {
-  StabilityBaselineValues b =
-      ParseStabilityBaselineValues(JsonDocument(ParseJsonText(text, where), where));
-  b.file = FileNameOf(where);
+namespace {
+std::string FileNameOf(const std::string& path) { return path.substr(path.find_last_of('/') + 1); }
+}  // namespace
+
+BaselineValues BaselineValuesOf(const ResultDocument& d) {
+  BaselineValues b;
+  IdentityInto(d.run, b);
+  b.h = d.h;
+  b.rtol = d.rtol;
+  b.atol = d.atol;
+  b.t_end = d.t_end;
+  b.status = d.status;
+  b.steps = d.metrics.steps;
+  if (d.final_state)
+    for (const Measured& x : d.final_state->q) b.final_q.push_back(x.value_or(std::nan("")));
+  for (const auto& [name, value] : d.outputs)
+    if (value) b.outputs[name] = *value;
+  if (d.metrics.error) b.error_rel = d.metrics.error->position_max_rel;
+  b.energy_abs_drift = d.metrics.energy_max_abs_drift;
+  b.position_residual = d.metrics.position_max;
+  b.velocity_residual = d.metrics.velocity_max;
   return b;
 }
 
-StabilityBaselineValues ReadStabilityBaselineValues(const std::string& path) {
-  StabilityBaselineValues b = ParseStabilityBaselineValues(JsonDocument(ReadJsonFile(path), path));
-  b.file = FileNameOf(path);
-  return b;
-}
-
-StabilityBaselineValues StabilityBaselineValuesOf(const StabilityRecord& record) {
-  return ParseStabilityBaselineValues(
-      JsonDocument(json::parse(StabilityRecordToJson(record)), record.base.problem_id));
+BaselineValues BaselineValuesOf(const RunRecord& record) {
+  return BaselineValuesOf(ResultDocumentOf(record));
 }
 
 BaselineValues ParseBaselineText(const std::string& text, const std::string& where) {
-  BaselineValues b = ParseBaselineValues(JsonDocument(ParseJsonText(text, where), where));
+  BaselineValues b = BaselineValuesOf(ResultDocumentFromJson(text, where));
   b.file = FileNameOf(where);
   return b;
 }
 
 BaselineValues ReadBaselineValues(const std::string& path) {
-  BaselineValues b = ParseBaselineValues(JsonDocument(ReadJsonFile(path), path));
-  b.file = FileNameOf(path);
+  return ParseBaselineText(ReadDocumentText(path), path);
+}
+
+StabilityBaselineValues StabilityBaselineValuesOf(const StabilityDocument& d) {
+  StabilityBaselineValues b;
+  IdentityInto(d.run, b);
+  b.t_end = d.t_end;
+  b.relative_precision = d.relative_precision;
+  b.h_min = d.h_min;
+  b.h_max = d.h_max;
+  b.criterion = d.criterion;
+  const auto parameter = [&d](const char* name) {
+    const auto it = d.criterion_parameters.find(name);
+    return it != d.criterion_parameters.end() ? it->second : 0.0;
+  };
+  b.factor = parameter("factor");
+  b.bound = parameter("bound");
+  b.h_max_stable = d.h_max_stable;
+  b.h_min_unstable = d.h_min_unstable;
   return b;
 }
 
-BaselineValues BaselineValuesOf(const RunRecord& record) {
-  return ParseBaselineValues(JsonDocument(json::parse(RunRecordToJson(record)), record.problem_id));
+StabilityBaselineValues StabilityBaselineValuesOf(const StabilityRecord& record) {
+  return StabilityBaselineValuesOf(StabilityDocumentOf(record));
+}
+
+StabilityBaselineValues ParseStabilityBaselineText(const std::string& text,
+                                                   const std::string& where) {
+  StabilityBaselineValues b = StabilityBaselineValuesOf(StabilityDocumentFromJson(text, where));
+  b.file = FileNameOf(where);
+  return b;
+}
+
+StabilityBaselineValues ReadStabilityBaselineValues(const std::string& path) {
+  return ParseStabilityBaselineText(ReadDocumentText(path), path);
 }
 
 }  // namespace mbb

@@ -20,6 +20,7 @@
 #include "harness/file_names.h"
 #include "harness/json_file.h"
 #include "harness/json_io.h"
+#include "harness/result_summary.h"
 #include "harness/shard_manifest.h"
 
 namespace mbb {

@@ -56,6 +56,26 @@ MetricsObserver::MetricsObserver(const Problem& problem, const Reference* refere
   }
 }
 
+void MetricsObserver::KeepSeriesRow(const StepSample& s, double pos_res, double vel_res,
+                                    double balance, double acc_res, bool momenta) {
+  SeriesRow row;
+  row.t = s.t;
+  row.q.assign(s.q.data(), s.q.data() + s.q.size());
+  row.v.assign(s.v.data(), s.v.data() + s.v.size());
+  if (s.extra) row.extra.assign(s.extra->data(), s.extra->data() + s.extra->size());
+  if (problem_.calc_outputs) {
+    row.outputs.assign(outputs_.data(), outputs_.data() + outputs_.size());
+  }
+  row.position_residual = pos_res;
+  row.velocity_residual = vel_res;
+  row.energy_balance = balance;
+  row.acceleration_residual = acc_res;
+  if (s.lambda) row.lambda.assign(s.lambda->data(), s.lambda->data() + s.lambda->size());
+  if (momenta)
+    row.momentum = {linear_[0], linear_[1], linear_[2], angular_[0], angular_[1], angular_[2]};
+  series_.push_back(std::move(row));
+}
+
 void MetricsObserver::OnStep(const StepSample& s) {
   const MechanicalDae& dae = *problem_.dae;
   double pos_res = 0.0, vel_res = 0.0, acc_res = std::numeric_limits<double>::quiet_NaN();
@@ -158,24 +178,7 @@ void MetricsObserver::OnStep(const StepSample& s) {
   if (reference_) CompareWithReference(s);
   if (band_) WatchBand(s);
 
-  if (keep_series_) {
-    SeriesRow row;
-    row.t = s.t;
-    row.q.assign(s.q.data(), s.q.data() + s.q.size());
-    row.v.assign(s.v.data(), s.v.data() + s.v.size());
-    if (s.extra) row.extra.assign(s.extra->data(), s.extra->data() + s.extra->size());
-    if (problem_.calc_outputs) {
-      row.outputs.assign(outputs_.data(), outputs_.data() + outputs_.size());
-    }
-    row.position_residual = pos_res;
-    row.velocity_residual = vel_res;
-    row.energy_balance = balance;
-    row.acceleration_residual = acc_res;
-    if (s.lambda) row.lambda.assign(s.lambda->data(), s.lambda->data() + s.lambda->size());
-    if (momenta)
-      row.momentum = {linear_[0], linear_[1], linear_[2], angular_[0], angular_[1], angular_[2]};
-    series_.push_back(std::move(row));
-  }
+  if (keep_series_) KeepSeriesRow(s, pos_res, vel_res, balance, acc_res, momenta);
 
   // Keep the previous and the current sample for interpolation.
   if (have_previous_) {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/json_io.h"
+#include "harness/result_summary.h"
 
 namespace mbb {
 

@@ -12,28 +12,14 @@
 #include <tuple>
 
 #include "harness/file_names.h"
-#include "harness/json_file.h"
 #include "harness/json_io.h"
+#include "harness/result_document.h"
 #include "harness/shard_manifest.h"
+#include "harness/stability_document.h"
 
 namespace mbb {
 
 using nlohmann::json;
-
-namespace {
-// Every number under `j`, keyed by its path joined with dots (arrays by index).
-void FlattenNumbers(const json& j, const std::string& prefix, std::map<std::string, double>& out) {
-  if (j.is_number()) {
-    out[prefix] = j.get<double>();
-  } else if (j.is_object()) {
-    for (const auto& [key, value] : j.items())
-      FlattenNumbers(value, prefix.empty() ? key : prefix + "." + key, out);
-  } else if (j.is_array()) {
-    for (size_t i = 0; i < j.size(); ++i)
-      FlattenNumbers(j[i], prefix + "." + std::to_string(i), out);
-  }
-}
-}  // namespace
 
 namespace {
 
@@ -109,47 +95,39 @@ std::string ReadText(const fs::path& path, bool* ok) {
 }
 
 // The machine and build of a document (its `context`), for the report's environment table.
-void ReadContext(const JsonDocument& d, ResultSummary& r) {
-  r.cpu = d.OptionalString("context.cpu");
-  r.cores =
-      static_cast<int>(std::clamp(d.OptionalNumberAt("context.cores").value_or(0.0), 0.0, 1e9));
-  r.compiler = d.OptionalString("context.compiler");
-  r.git_commit = d.OptionalString("context.git_commit");
-  r.date = d.OptionalString("context.date");
-  r.git_dirty = d.Boolean("context.git_dirty", false);
-  for (auto [key, field] : {std::pair{"flags", &r.flags},
-                            {"build_type", &r.build_type},
-                            {"eigen", &r.eigen},
-                            {"sundials", &r.sundials},
-                            {"boost", &r.boost},
-                            {"host", &r.host},
-                            {"simbody", &r.simbody}})
-    *field = d.OptionalString(std::string("context.") + key);
-  if (const nlohmann::json* load = d.Find("context.load_average");
-      load != nullptr && load->is_array() && !load->empty() && (*load)[0].is_number())
-    r.load_average_1min = (*load)[0].get<double>();
+void ContextInto(const DocumentContext& c, ResultSummary& r) {
+  r.cpu = c.cpu;
+  r.cores = c.cores;
+  r.compiler = c.compiler;
+  r.git_commit = c.git_commit;
+  r.date = c.date;
+  r.git_dirty = c.git_dirty;
+  r.flags = c.flags;
+  r.build_type = c.build_type;
+  r.eigen = c.eigen;
+  r.sundials = c.sundials;
+  r.boost = c.boost;
+  r.host = c.host;
+  r.simbody = c.simbody;
 }
 
 }  // namespace
 
 StabilitySummary ParseStabilitySummaryText(const std::string& text, const std::string& where) {
-  const JsonDocument d(ParseJsonText(text, where), where);
-  d.RequireSchema(kStabilitySchema);
+  const StabilityDocument d = StabilityDocumentFromJson(text, where);
   StabilitySummary s;
   s.file = where;
-  s.problem = d.String("problem.id");
-  s.method = d.String("method.id");
-  if (d.Find("method.parameters") != nullptr) s.method_parameters = d.Strings("method.parameters");
-  if (d.Find("problem.parameters") != nullptr)
-    s.problem_parameters = d.Strings("problem.parameters");
-  s.h_max_stable = d.NumberOrNull("h_max_stable");
-  s.h_min_unstable = d.NumberOrNull("h_min_unstable");
-  s.criterion = d.OptionalString("criterion.name");
-  s.t_end = d.OptionalNumberAt("settings.t_end").value_or(0.0);
-  if (d.Find("trials") != nullptr) s.trials = static_cast<int>(d.Array("trials").size());
-  s.message = d.OptionalString("message");
-  if (const nlohmann::json* context = d.Find("context"); context != nullptr && context->is_object())
-    ReadContext(d, s.environment);
+  s.problem = d.run.problem;
+  s.method = d.run.method;
+  s.method_parameters = d.run.method_parameters;
+  s.problem_parameters = d.run.problem_parameters;
+  s.h_max_stable = d.h_max_stable;
+  s.h_min_unstable = d.h_min_unstable;
+  s.criterion = d.criterion;
+  s.t_end = d.t_end;
+  s.trials = static_cast<int>(d.trials.size());
+  s.message = d.message;
+  ContextInto(d.context, s.environment);
   return s;
 }
 
@@ -191,58 +169,40 @@ std::vector<StabilitySummary> ReadStabilitySummaries(const std::string& dir,
 }
 
 ResultSummary ParseResultSummaryText(const std::string& text, const std::string& where) {
-  const JsonDocument d(ParseJsonText(text, where), where);
-  d.RequireSchema(kResultSchema);
+  const ResultDocument d = ResultDocumentFromJson(text, where);
   ResultSummary r;
   r.file = where;
-  ParseRunIdentity(d, r);
-  r.status = d.String("status");
-  r.message = d.OptionalString("message");
-  r.h = d.NumberOrNull("settings.h");
-  r.rtol = d.NumberOrNull("settings.rtol");
-  const nlohmann::json& m = d.Object("metrics");
-  r.steps = d.Whole("metrics.steps");
-  const nlohmann::json& wall = d.At("metrics.wall_time_s");
-  if (wall.is_object()) {
-    r.wall_median = d.NumberOrNull("metrics.wall_time_s.median");
-    r.wall_min = d.OptionalNumberAt("metrics.wall_time_s.min");
-    r.wall_max = d.OptionalNumberAt("metrics.wall_time_s.max");
-    if (d.Find("metrics.wall_time_s.times") != nullptr)  // results since compare (additive key)
-      for (const auto& t : d.Array("metrics.wall_time_s.times")) {
-        if (!t.is_number())
-          d.Fail("metrics.wall_time_s.times",
-                 "expected numbers, found " + JsonDocument::TypeName(t));
-        r.wall_times.push_back(t.get<double>());
-      }
-  } else if (!wall.is_null())
-    d.Fail("metrics.wall_time_s",
-           "expected an object or null, found " + JsonDocument::TypeName(wall));
-  r.time_per_step = d.NumberOrNull("metrics.time_per_step_s");
-  if (const nlohmann::json* error = d.Find("metrics.error");
-      error != nullptr && !error->is_null()) {
-    r.error_rel = d.NumberOrNull("metrics.error.position_max_rel");
-    r.scd = d.NumberOrNull("metrics.error.scd");
-    r.output_error_rel = d.OptionalNumberAt("metrics.error.output_max_rel");
+  IdentityInto(d.run, r);
+  r.status = d.status;
+  r.message = d.message;
+  r.h = d.h;
+  r.rtol = d.rtol;
+  r.atol = d.atol;
+  r.t_end = d.t_end;
+  r.steps = d.metrics.steps;
+  if (d.metrics.wall_time) {
+    r.wall_median = d.metrics.wall_time->median;
+    r.wall_min = d.metrics.wall_time->min;
+    r.wall_max = d.metrics.wall_time->max;
+    r.wall_times = d.metrics.wall_time->times;
   }
-  r.outputs_meaningful = d.Boolean("outputs_meaningful", true);
-  if (const nlohmann::json* warnings = d.Find("problem.warnings");
-      warnings != nullptr && !warnings->is_null())
-    for (const auto& w : d.Array("problem.warnings"))
-      if (w.is_string()) r.warnings.push_back(w.get<std::string>());
-  r.energy_rel_drift = d.NumberOrNull("metrics.energy.max_rel_drift");
-  r.position_residual = d.NumberOrNull("metrics.constraint_residual.position_max");
-  d.Object("context");
-  ReadContext(d, r);
-  r.atol = d.OptionalNumberAt("settings.atol");
-  r.t_end = d.OptionalNumberAt("settings.t_end").value_or(0.0);
-  r.series_file = d.OptionalString("series");
-  // The report reads the series beside the result: a name, never a path elsewhere.
-  if (!r.series_file.empty() && !IsSafeFileName(r.series_file))
-    d.Fail("series", "'" + r.series_file.substr(0, 120) + "' is not a file name");
-  if (r.status == "ok" && d.Find("outputs") != nullptr)
-    for (const auto& [name, value] : d.Object("outputs").items())
-      if (value.is_number()) r.outputs[name] = value.get<double>();
-  FlattenNumbers(m, "", r.metrics);
+  r.time_per_step = d.metrics.time_per_step;
+  if (d.metrics.error) {
+    r.error_rel = d.metrics.error->position_max_rel;
+    r.scd = d.metrics.error->scd;
+    r.output_error_rel = d.metrics.error->output_max_rel;
+  }
+  r.outputs_meaningful = d.outputs_meaningful;
+  r.warnings = d.run.warnings;
+  r.energy_rel_drift = d.metrics.energy_max_rel_drift;
+  r.position_residual = d.metrics.position_max;
+  ContextInto(d.context, r);
+  if (d.load_average) r.load_average_1min = (*d.load_average)[0];
+  r.series_file = d.series;
+  if (r.status == "ok")
+    for (const auto& [name, value] : d.outputs)
+      if (value) r.outputs[name] = *value;
+  r.metrics = FlattenedMetrics(d.metrics);
   return r;
 }
 

@@ -1,5 +1,5 @@
 // Plain records of what a run or a stability search produced: the harness fills them, and
-// result_json.cc (the only place that knows JSON) serialises them.
+// the document layer (result_document.h, stability_document.h) serialises them.
 #pragma once
 
 #include <array>
@@ -79,7 +79,7 @@ struct RunRecord {
   std::string samples = "land";  // the setting samples: land | interpolate (method.h)
   /// Load averages (1, 5, 15 min) when the run started; written as context.load_average.
   std::optional<std::array<double, 3>> load_average;
-  /// ConfigurationKey of the run (json_io.h), written as `configuration` and
+  /// ConfigurationKey of the run (configuration.h), written as `configuration` and
   /// `configuration_hash`; empty: not recorded.
   std::string configuration;
   // What happened.

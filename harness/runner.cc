@@ -10,7 +10,7 @@
 
 #include "harness/metrics_observer.h"
 #include "harness/model_file.h"
-#include "harness/reference_maker.h"
+#include "harness/reference_store.h"
 #include "methods/common/acceleration_solver.h"
 #include "problems/format.h"
 #include "problems/model_structure.h"

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "harness/configuration.h"
 #include "harness/context.h"
 #include "harness/json_file.h"
 #include "harness/json_io.h"

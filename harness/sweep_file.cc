@@ -131,32 +131,11 @@ SweepFile ReadSweepFile(const std::string& path, size_t max_runs) {
   return ParseSweepText(text.str(), path, max_runs);
 }
 
-SweepFile ParseSweepText(const std::string& text, const std::string& path, size_t max_runs) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::exception& e) {  // parse_error, or out_of_range for 1e999
-    throw InputError(path + ": malformed JSON: " + e.what());
-  }
-  if (!j.is_object()) throw InputError(path + ": the experiment must be a JSON object");
-  CheckKeys(j, {"name", "runs", "matrix", "t_end", "repeats", "description"}, path);
-  SweepFile sweep;
-  if (j.contains("name") && !j["name"].is_string())
-    throw InputError(path + ": name: must be a string");
-  if (j.contains("description") && !j["description"].is_string())
-    throw InputError(path + ": description: must be a string");
-  sweep.name = j.value("name", "sweep");
-  const double t_end = j.contains("t_end") ? PositiveNumber(j["t_end"], path + ": t_end") : 0.0;
-  int repeats = 5;
-  if (j.contains("repeats")) {
-    const json& r = j["repeats"];
-    if (!r.is_number_integer() || r.get<long>() < 0 || r.get<long>() > 1000)
-      throw InputError(path + ": repeats: must be a whole number from 0 to 1000");
-    repeats = r.get<int>();
-  }
+namespace {
 
-  // The size first: a matrix of many keys with many values would otherwise be expanded in
-  // memory (1e7 runs, gigabytes) before anything says no.
+// The size first: a matrix of many keys with many values would otherwise be expanded in
+// memory (1e7 runs, gigabytes) before anything says no.
+void CheckRunCount(const json& j, const std::string& path, size_t max_runs) {
   size_t count = j.contains("runs") && j["runs"].is_array() ? j["runs"].size() : 0;
   double variants = 0.0;  // the matrix's param x set combinations
   if (j.contains("matrix") && j["matrix"].is_object()) {
@@ -182,6 +161,35 @@ SweepFile ParseSweepText(const std::string& text, const std::string& path, size_
   if (variants > static_cast<double>(max_runs))
     throw InputError(path + ": matrix: param and set give more than " + std::to_string(max_runs) +
                      " combinations, the limit of runs (raise it with --max-runs)");
+}
+
+}  // namespace
+
+SweepFile ParseSweepText(const std::string& text, const std::string& path, size_t max_runs) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::exception& e) {  // parse_error, or out_of_range for 1e999
+    throw InputError(path + ": malformed JSON: " + e.what());
+  }
+  if (!j.is_object()) throw InputError(path + ": the experiment must be a JSON object");
+  CheckKeys(j, {"name", "runs", "matrix", "t_end", "repeats", "description"}, path);
+  SweepFile sweep;
+  if (j.contains("name") && !j["name"].is_string())
+    throw InputError(path + ": name: must be a string");
+  if (j.contains("description") && !j["description"].is_string())
+    throw InputError(path + ": description: must be a string");
+  sweep.name = j.value("name", "sweep");
+  const double t_end = j.contains("t_end") ? PositiveNumber(j["t_end"], path + ": t_end") : 0.0;
+  int repeats = 5;
+  if (j.contains("repeats")) {
+    const json& r = j["repeats"];
+    if (!r.is_number_integer() || r.get<long>() < 0 || r.get<long>() > 1000)
+      throw InputError(path + ": repeats: must be a whole number from 0 to 1000");
+    repeats = r.get<int>();
+  }
+
+  CheckRunCount(j, path, max_runs);
 
   auto add = [&](RunSpec spec) {
     spec.t_end = spec.t_end > 0.0 ? spec.t_end : t_end;

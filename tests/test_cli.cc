@@ -5,6 +5,7 @@
 
 #include "harness/cli.h"
 #include "harness/json_io.h"
+#include "harness/sweep_file.h"
 #include "harness/runner.h"
 
 namespace mbb {

@@ -10,6 +10,8 @@
 
 #include "harness/cli.h"
 #include "harness/json_io.h"
+#include "harness/result_summary.h"
+#include "harness/sweep_file.h"
 #include "tests/scratch_directory.h"
 
 namespace mbb {

@@ -16,6 +16,7 @@
 #include "harness/report.h"
 #include "harness/report_analysis.h"
 #include "harness/report_verdicts.h"
+#include "harness/sweep_file.h"
 #include "tests/scratch_directory.h"
 
 namespace mbb {

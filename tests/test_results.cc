@@ -9,6 +9,8 @@
 
 #include "harness/cli.h"
 #include "harness/json_io.h"
+#include "harness/result_summary.h"
+#include "harness/sweep_file.h"
 #include "harness/reference_maker.h"
 #include "harness/regression.h"
 #include "harness/runner.h"
