@@ -43,9 +43,10 @@ MetricsObserver::MetricsObserver(const Problem& problem, const Reference* refere
     if (problem.output_names[i] == problem.revolution_output)
       revolution_index_ = static_cast<int>(i);
   compare_outputs_ = reference_ && problem.calc_outputs && reference_->provides_any_output();
-  // Momenta: tracked when the DAE reports them (the first call decides; it allocates nothing
-  // per step, the buffers are fixed-size).
-  has_momenta_ = problem.dae->CalcMomenta(*ws_, problem.q0, problem.v0, linear_, angular_);
+  // Momenta: tracked when the DAE reports them (it allocates nothing per step, the buffers
+  // are fixed-size).
+  has_momenta_ = problem.dae->capabilities().momenta;
+  if (has_momenta_) problem.dae->CalcMomenta(*ws_, problem.q0, problem.v0, linear_, angular_);
   for (const std::string& name : problem.conserved_momentum) {
     const int index = MomentumComponentIndex(name);
     if (index < 0)
@@ -166,8 +167,11 @@ void MetricsObserver::OnStep(const StepSample& s) {
   }
   max_q_deviation_ = std::max(max_q_deviation_, (s.q - problem_.q0).lpNorm<Eigen::Infinity>());
   max_velocity_ = std::max(max_velocity_, s.v.lpNorm<Eigen::Infinity>());
-  const bool momenta = has_momenta_ && dae.CalcMomenta(*ws_, s.q, s.v, linear_, angular_);
-  if (momenta) TrackMomenta();
+  const bool momenta = has_momenta_;
+  if (momenta) {
+    dae.CalcMomenta(*ws_, s.q, s.v, linear_, angular_);
+    TrackMomenta();
+  }
 
   // Outputs every step when something follows them along the run: the series, the
   // revolution timer, or the unwrapping of periodic (angle) outputs.

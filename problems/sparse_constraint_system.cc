@@ -32,13 +32,13 @@ std::unique_ptr<SparseConstraintSystem> SparseConstraintSystem::Make(const Mecha
                                                                      const Matrix* metric,
                                                                      ConstraintSolves choice,
                                                                      const std::vector<int>& rows) {
-  const JacobianCompression* pattern = dae.constraint_jacobian_pattern();
   if (choice == ConstraintSolves::kDense || dae.num_constraints() == 0 ||
-      !dae.has_phi_q_entries() || pattern == nullptr)
+      !dae.capabilities().phi_q_entries)
     return nullptr;
   if (choice == ConstraintSolves::kAuto && dae.num_coordinates() < kSparseMinCoordinates)
     return nullptr;
-  std::unique_ptr<SparseConstraintSystem> system(new SparseConstraintSystem(dae, *pattern, rows));
+  std::unique_ptr<SparseConstraintSystem> system(
+      new SparseConstraintSystem(dae, dae.constraint_jacobian_pattern(), rows));
   if (!system->SetBlocks(metric)) return nullptr;
   system->SetSchurPattern();
   return system;

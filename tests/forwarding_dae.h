@@ -1,6 +1,9 @@
 // A MechanicalDae that forwards every call to another one: tests derive from it and
 // override the one call they want to change (a corrupted derivative, a refused sparse
-// solve).
+// solve). It reports the inner DAE's capabilities() whole, so an optional function it
+// failed to forward would abort (MechanicalDae's default) rather than silently look
+// absent; test_forwarding_dae.cc checks every capability and optional value over the
+// catalogue.
 #pragma once
 
 #include <memory>
@@ -34,14 +37,6 @@ class ForwardingDae : public MechanicalDae {
                  VectorRef gamma) const override {
     inner_->CalcGamma(ws, t, q, v, gamma);
   }
-  bool CalcGammaJacobian(DaeWorkspace& ws, double t, ConstVectorRef q, ConstVectorRef v,
-                         MatrixRef out) const override {
-    return inner_->CalcGammaJacobian(ws, t, q, v, out);
-  }
-  bool CalcGammaJacobianEntries(DaeWorkspace& ws, double t, ConstVectorRef q, ConstVectorRef v,
-                                double* values) const override {
-    return inner_->CalcGammaJacobianEntries(ws, t, q, v, values);
-  }
   void CalcPhiQDot(DaeWorkspace& ws, double t, ConstVectorRef q, ConstVectorRef v,
                    MatrixRef out) const override {
     inner_->CalcPhiQDot(ws, t, q, v, out);
@@ -72,19 +67,12 @@ class ForwardingDae : public MechanicalDae {
                           ConstVectorRef v) const override {
     return inner_->CalcAppliedPower(ws, t, q, v);
   }
-  bool CalcMomenta(DaeWorkspace& ws, ConstVectorRef q, ConstVectorRef v, Eigen::Vector3d& linear,
-                   Eigen::Vector3d& angular) const override {
-    return inner_->CalcMomenta(ws, q, v, linear, angular);
-  }
-  bool CalcPotential(DaeWorkspace& ws, double t, ConstVectorRef q, double& potential,
-                     VectorRef gradient) const override {
-    return inner_->CalcPotential(ws, t, q, potential, gradient);
-  }
-  bool has_constant_mass_matrix() const override { return inner_->has_constant_mass_matrix(); }
-  const JacobianCompression* constraint_jacobian_pattern() const override {
+
+  // The optional parts (MechanicalDae::Capabilities).
+  Capabilities capabilities() const override { return inner_->capabilities(); }
+  const JacobianCompression& constraint_jacobian_pattern() const override {
     return inner_->constraint_jacobian_pattern();
   }
-  bool has_phi_q_entries() const override { return inner_->has_phi_q_entries(); }
   void CalcPhiQEntries(DaeWorkspace& ws, double t, ConstVectorRef q,
                        double* values) const override {
     inner_->CalcPhiQEntries(ws, t, q, values);
@@ -93,7 +81,15 @@ class ForwardingDae : public MechanicalDae {
                           double* values) const override {
     inner_->CalcPhiQDotEntries(ws, t, q, v, values);
   }
-  const TangentPattern* tangent_pattern() const override { return inner_->tangent_pattern(); }
+  void CalcGammaJacobian(DaeWorkspace& ws, double t, ConstVectorRef q, ConstVectorRef v,
+                         MatrixRef out) const override {
+    inner_->CalcGammaJacobian(ws, t, q, v, out);
+  }
+  void CalcGammaJacobianEntries(DaeWorkspace& ws, double t, ConstVectorRef q, ConstVectorRef v,
+                                double* values) const override {
+    inner_->CalcGammaJacobianEntries(ws, t, q, v, values);
+  }
+  const TangentPattern& tangent_pattern() const override { return inner_->tangent_pattern(); }
   void CalcMassMatrixEntries(DaeWorkspace& ws, ConstVectorRef q, double* values) const override {
     inner_->CalcMassMatrixEntries(ws, q, values);
   }
@@ -101,6 +97,14 @@ class ForwardingDae : public MechanicalDae {
                                    ConstVectorRef a, ConstVectorRef lambda, double* stiffness,
                                    double* damping) const override {
     inner_->CalcTangentStiffnessEntries(ws, t, q, v, a, lambda, stiffness, damping);
+  }
+  void CalcMomenta(DaeWorkspace& ws, ConstVectorRef q, ConstVectorRef v, Eigen::Vector3d& linear,
+                   Eigen::Vector3d& angular) const override {
+    inner_->CalcMomenta(ws, q, v, linear, angular);
+  }
+  void CalcPotential(DaeWorkspace& ws, double t, ConstVectorRef q, double& potential,
+                     VectorRef gradient) const override {
+    inner_->CalcPotential(ws, t, q, potential, gradient);
   }
 
  protected:

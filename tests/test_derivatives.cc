@@ -125,8 +125,8 @@ TEST_CASE("the Newton matrix's entries equal the dense derivative matrices", "[d
   // column by column): 1e-13 of the matrix scale is a few hundred roundings.
   for (const auto& [id, params] : AllProblemVariants()) {
     const Problem p = BuildProblem(id, params);
-    const TangentPattern* pattern = p.dae->tangent_pattern();
-    if (pattern == nullptr) continue;
+    if (!p.dae->capabilities().tangent_entries) continue;
+    const TangentPattern* pattern = &p.dae->tangent_pattern();
     INFO(id << " " << params.values().size() << " parameters");
     const int n = p.n(), m = p.m();
     Vector q, v, lambda;
@@ -184,9 +184,11 @@ class CorruptedDae final : public ForwardingDae {
     if (fault_ == Fault::kForceJacobian) dq = -dq;  // a sign slip
   }
   // The corrupted matrices have no entry forms: the checker must see the dense ones.
-  const JacobianCompression* constraint_jacobian_pattern() const override { return nullptr; }
-  bool has_phi_q_entries() const override { return false; }
-  const TangentPattern* tangent_pattern() const override { return nullptr; }
+  Capabilities capabilities() const override {
+    Capabilities c = ForwardingDae::capabilities();
+    c.constraint_pattern = c.phi_q_entries = c.gamma_jacobian_entries = c.tangent_entries = false;
+    return c;
+  }
 
  private:
   Fault fault_;

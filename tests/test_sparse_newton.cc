@@ -203,7 +203,7 @@ class RefusingSparseDae final : public ForwardingDae {
                        double* values) const override {
     ForwardingDae::CalcPhiQEntries(ws, t, q, values);
     if (t < 0.3 || t >= 0.4) return;
-    const auto& entries = constraint_jacobian_pattern()->entries();
+    const auto& entries = constraint_jacobian_pattern().entries();
     for (size_t e = 0; e < entries.size(); ++e)
       if (entries[e].row == 0) values[e] = 0.0;
   }

@@ -12,18 +12,18 @@ std::unique_ptr<SparseKktSystem> SparseKktSystem::Make(const MechanicalDae& dae,
   if (choice == ConstraintSolves::kDense) return nullptr;
   if (choice == ConstraintSolves::kAuto && dae.num_coordinates() < kAutoMinCoordinates)
     return nullptr;
-  const TangentPattern* pattern = dae.tangent_pattern();
-  if (pattern == nullptr) return nullptr;
-  if (dae.num_constraints() > 0 && !dae.has_phi_q_entries()) return nullptr;
+  const MechanicalDae::Capabilities capabilities = dae.capabilities();
+  if (!capabilities.tangent_entries) return nullptr;
+  if (dae.num_constraints() > 0 && !capabilities.phi_q_entries) return nullptr;
   static const JacobianCompression kNoConstraints;
-  const JacobianCompression* phi_q = dae.constraint_jacobian_pattern();
   std::vector<int> rows = kept;
   if (rows.empty()) {
     rows.resize(dae.num_constraints());
     std::iota(rows.begin(), rows.end(), 0);
   }
   return std::unique_ptr<SparseKktSystem>(new SparseKktSystem(
-      dae, *pattern, dae.num_constraints() > 0 ? *phi_q : kNoConstraints, rows));
+      dae, dae.tangent_pattern(),
+      dae.num_constraints() > 0 ? dae.constraint_jacobian_pattern() : kNoConstraints, rows));
 }
 
 SparseKktSystem::SparseKktSystem(const MechanicalDae& dae, const TangentPattern& pattern,

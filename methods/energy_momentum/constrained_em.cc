@@ -97,7 +97,7 @@ class ConstrainedEm final : public FixedStepMethod {
 
   StepStatus Step(FixedStepWorkspace& base, double h, FixedStepState& state,
                   WorkCounters& counters) const override {
-    auto& w = static_cast<ConstrainedWorkspace&>(base);
+    auto& w = MBB_DOWNCAST(ConstrainedWorkspace, base);
     const MechanicalDae& dae = w.balance.dae();
     DaeWorkspace& dws = w.balance.workspace();
     const int n = w.n, m = w.m;
@@ -169,7 +169,7 @@ class ConstrainedEm final : public FixedStepMethod {
   }
 
   void Finish(FixedStepWorkspace& base, std::map<std::string, double>& metrics) const override {
-    auto& w = static_cast<ConstrainedWorkspace&>(base);
+    auto& w = MBB_DOWNCAST(ConstrainedWorkspace, base);
     metrics["newton_unknowns"] = w.n + w.m;
     metrics["iteration_matrix_condition.first"] = w.condition_first;
     metrics["iteration_matrix_condition.max"] = w.condition_max;

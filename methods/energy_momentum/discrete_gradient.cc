@@ -50,10 +50,7 @@ std::string CheckMidpointSchemeApplicable(const Problem& problem) {
            "matrix; this problem's depends on q" +
            in + " (model-layer problems have one with --param formulation=directors)";
   auto ws = dae.MakeWorkspace();
-  const int n = dae.num_coordinates();
-  double potential = 0.0;
-  Vector gradient(n);
-  if (!dae.CalcPotential(*ws, problem.t0, problem.q0, potential, gradient))
+  if (!dae.capabilities().potential)
     return "the problem does not separate its potential V from the other forces (the "
            "discrete gradient needs V)";
   if (dae.num_constraints() > 0) {

@@ -143,7 +143,7 @@ class NullSpaceEm final : public FixedStepMethod {
 
   StepStatus Step(FixedStepWorkspace& base, double h, FixedStepState& state,
                   WorkCounters& counters) const override {
-    auto& w = static_cast<NullSpaceWorkspace&>(base);
+    auto& w = MBB_DOWNCAST(NullSpaceWorkspace, base);
     w.mean_velocity = w.start.MeanVelocity(h, state.v);
     const StepStatus status = StepOnRoute(w, h, state, counters);
     if (status.ok) w.start.Accept(state.v, h);
@@ -461,7 +461,7 @@ class NullSpaceEm final : public FixedStepMethod {
   }
 
   void Finish(FixedStepWorkspace& base, std::map<std::string, double>& metrics) const override {
-    auto& w = static_cast<NullSpaceWorkspace&>(base);
+    auto& w = MBB_DOWNCAST(NullSpaceWorkspace, base);
     metrics["newton_unknowns"] = w.tree ? w.tree->dof() : w.newton_unknowns;
     metrics["iteration_matrix_condition.first"] = w.condition_first;
     metrics["iteration_matrix_condition.max"] = w.condition_max;

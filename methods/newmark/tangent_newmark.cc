@@ -429,15 +429,19 @@ class TangentNewmark final : public FixedStepMethod {
       w.vec_n.setZero();
       dae.CalcPhiQDot(ws, t1, w.x0, w.vec_n, w.dgamma_dq);  // Phi_qt
       w.h_ddot -= w.dgamma_dq;
-      if (!dae.CalcGammaJacobian(ws, t1, w.x0, w.v0, w.dgamma_dq))
+      if (dae.capabilities().gamma_jacobian)
+        dae.CalcGammaJacobian(ws, t1, w.x0, w.v0, w.dgamma_dq);
+      else
         GammaJacobianByDifferences(w, t1);
       w.h_ddot -= w.dgamma_dq;
     }
     w.stiffness_entries.Gather(w.stiffness);
     w.damping_entries.Gather(w.dv);
     // H' and H'' have Phi_q's pattern (d/dq of Phi_q v, Phi_q a and of gamma).
-    w.h_dot_entries.Gather(w.h_dot, dae.constraint_jacobian_pattern());
-    w.h_ddot_entries.Gather(w.h_ddot, dae.constraint_jacobian_pattern());
+    const JacobianCompression* pattern =
+        dae.capabilities().constraint_pattern ? &dae.constraint_jacobian_pattern() : nullptr;
+    w.h_dot_entries.Gather(w.h_dot, pattern);
+    w.h_ddot_entries.Gather(w.h_ddot, pattern);
   }
 
   // dgamma/dq at (x0, v0) by central differences (header comment). Row r of gamma depends
@@ -447,7 +451,8 @@ class TangentNewmark final : public FixedStepMethod {
   // since no row sees more than one perturbed column.
   void GammaJacobianByDifferences(TangentWorkspace& w, double t1) const {
     const MechanicalDae& dae = w.dae;
-    const JacobianCompression* pattern = dae.constraint_jacobian_pattern();
+    const JacobianCompression* pattern =
+        dae.capabilities().constraint_pattern ? &dae.constraint_jacobian_pattern() : nullptr;
     const int groups = pattern ? pattern->num_groups() : w.n;
     auto in_group = [&](int j, int g) {
       return pattern ? pattern->group_of_column(j) == g : j == g;

@@ -9,7 +9,7 @@ std::unique_ptr<TangentSparseSystem> TangentSparseSystem::Make(const MechanicalD
                                                                DaeWorkspace& ws, double t,
                                                                ConstVectorRef q,
                                                                ConstraintSolves choice) {
-  if (dae.tangent_pattern() == nullptr || dae.num_constraints() >= dae.num_coordinates())
+  if (!dae.capabilities().tangent_entries || dae.num_constraints() >= dae.num_coordinates())
     return nullptr;
   auto constraints = SparseConstraintSystem::Make(dae, nullptr, choice);
   if (!constraints || !constraints->Factor(ws, t, q)) return nullptr;  // rank < m: dense
@@ -22,8 +22,8 @@ TangentSparseSystem::TangentSparseSystem(const MechanicalDae& dae,
       n_(dae.num_coordinates()),
       m_(dae.num_constraints()),
       constraints_(std::move(s)),
-      tangent_entries_(dae.tangent_pattern()->entries()),
-      phi_q_entries_(dae.constraint_jacobian_pattern()->entries()),
+      tangent_entries_(dae.tangent_pattern().entries()),
+      phi_q_entries_(dae.constraint_jacobian_pattern().entries()),
       mass_(tangent_entries_.size()),
       stiffness_(tangent_entries_.size()),
       damping_(tangent_entries_.size()),
@@ -67,7 +67,9 @@ void TangentSparseSystem::EvaluateDerivatives(DaeWorkspace& ws, double t, ConstV
   dae_.CalcPhiQDotEntries(ws, t, x, a, h_ddot_.data());
   dae_.CalcPhiQDotEntries(ws, t, x, zero_n_, scratch_.data());  // Phi_qt
   for (size_t e = 0; e < h_ddot_.size(); ++e) h_ddot_[e] -= scratch_[e];
-  if (!dae_.CalcGammaJacobianEntries(ws, t, x, v, scratch_.data()))
+  if (dae_.capabilities().gamma_jacobian_entries)
+    dae_.CalcGammaJacobianEntries(ws, t, x, v, scratch_.data());
+  else
     GammaJacobianByDifferences(ws, t, x, v);
   for (size_t e = 0; e < h_ddot_.size(); ++e) h_ddot_[e] -= scratch_[e];
 }
@@ -76,7 +78,7 @@ void TangentSparseSystem::EvaluateDerivatives(DaeWorkspace& ws, double t, ConstV
 // group perturbed together (no row sees two of them): tangent_newmark.cc's dense form.
 void TangentSparseSystem::GammaJacobianByDifferences(DaeWorkspace& ws, double t, ConstVectorRef x,
                                                      ConstVectorRef v) {
-  const JacobianCompression& pattern = *dae_.constraint_jacobian_pattern();
+  const JacobianCompression& pattern = dae_.constraint_jacobian_pattern();
   auto step_of = [&](int j) {
     return std::cbrt(std::numeric_limits<double>::epsilon()) * (1.0 + std::abs(x[j]));
   };

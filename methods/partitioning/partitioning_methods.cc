@@ -112,7 +112,7 @@ struct Workspace final : FixedStepWorkspace {
   double reaction_spread = 0.0;
 };
 
-Workspace& Cast(FixedStepWorkspace& w) { return static_cast<Workspace&>(w); }
+Workspace& Cast(FixedStepWorkspace& w) { return MBB_DOWNCAST(Workspace, w); }
 
 class PartitioningMethod final : public FixedStepMethod {
  public:

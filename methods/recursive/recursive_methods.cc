@@ -387,6 +387,7 @@ class BodyCoordinateObserver final : public StepObserver {
       : problem_(problem),
         tree_(tree),
         inner_(inner),
+        ws_(tree.MakeWorkspace()),
         p_(tree.num_absolute()),
         pv_(tree.num_absolute()),
         q_(problem.q0),  // the continuity hint of CoordinatesFromBodies at the first sample
@@ -394,7 +395,7 @@ class BodyCoordinateObserver final : public StepObserver {
         previous_q_(problem.q0),
         bodies_(problem.structure->model.bodies.size()) {}
   void OnStep(const StepSample& s) override {
-    tree_.CalcBodyMotions(s.q, s.v, p_, pv_, bodies_);
+    tree_.CalcBodyMotions(*ws_, s.q, s.v, p_, pv_, bodies_);
     CoordinatesFromBodies(*problem_.structure, bodies_, q_, v_);
     KeepEulerParameterSigns();
     previous_q_ = q_;
@@ -420,6 +421,7 @@ class BodyCoordinateObserver final : public StepObserver {
   const Problem& problem_;
   const JointTreeDae& tree_;
   StepObserver& inner_;
+  std::unique_ptr<DaeWorkspace> ws_;  // CalcBodyMotions' scratch
   Vector p_, pv_, q_, v_, previous_q_;
   std::vector<BodyMotion> bodies_;
 };

@@ -179,7 +179,7 @@ void JointCoordinatesFromAbsolute(const std::vector<TreeBody>& bodies, const Vec
 
 }  // namespace
 
-TreeWorkspace& TreeWorkspace::Of(DaeWorkspace& ws) { return static_cast<TreeWorkspace&>(ws); }
+TreeWorkspace& TreeWorkspace::Of(DaeWorkspace& ws) { return MBB_DOWNCAST(TreeWorkspace, ws); }
 
 namespace {
 TreeWorkspace& Ws(DaeWorkspace& ws) { return TreeWorkspace::Of(ws); }
@@ -235,6 +235,7 @@ std::unique_ptr<DaeWorkspace> JointTreeDae::MakeWorkspace() const {
   const int n = num_coordinates(), np = num_absolute(), nw = num_absolute_velocities();
   ws->state = MakeState();
   ws->frames.resize(num_bodies());
+  if (spatial()) ws->absolute_frames.resize(num_bodies());
   ws->body_forces.setZero(nw);
   ws->acc.setZero(nw);
   ws->forces_all.setZero(nw);
@@ -417,11 +418,20 @@ double JointTreeDae::PotentialEnergy(double /*t*/, const Vector& p) const {
   return energy;
 }
 
+void JointTreeDae::CalcAbsolute(DaeWorkspace& ws, ConstVectorRef q, ConstVectorRef v, VectorRef p,
+                                VectorRef pv) const {
+  CalcAbsoluteWith(Ws(ws).absolute_frames, q, v, p, pv);
+}
+
 void JointTreeDae::CalcAbsolute(ConstVectorRef q, ConstVectorRef v, VectorRef p,
                                 VectorRef pv) const {
+  std::vector<SpatialFrame> frames(spatial() ? bodies_.size() : 0);
+  CalcAbsoluteWith(frames, q, v, p, pv);
+}
+
+void JointTreeDae::CalcAbsoluteWith(std::vector<SpatialFrame>& frames, ConstVectorRef q,
+                                    ConstVectorRef v, VectorRef p, VectorRef pv) const {
   if (spatial()) {
-    thread_local std::vector<SpatialFrame> frames;  // sized once per thread
-    frames.resize(bodies_.size());
     CalcFrames(q, v, frames, nullptr);
     FramesToLayout(frames, p, pv);
     return;
@@ -435,11 +445,21 @@ void JointTreeDae::CalcAbsolute(ConstVectorRef q, ConstVectorRef v, VectorRef p,
   }
 }
 
+void JointTreeDae::CalcBodyMotions(DaeWorkspace& ws, ConstVectorRef q, ConstVectorRef v, Vector& p,
+                                   Vector& pv, std::vector<BodyMotion>& bodies) const {
+  CalcBodyMotionsWith(Ws(ws).absolute_frames, q, v, p, pv, bodies);
+}
+
 void JointTreeDae::CalcBodyMotions(ConstVectorRef q, ConstVectorRef v, Vector& p, Vector& pv,
                                    std::vector<BodyMotion>& bodies) const {
+  std::vector<SpatialFrame> frames(spatial() ? bodies_.size() : 0);
+  CalcBodyMotionsWith(frames, q, v, p, pv, bodies);
+}
+
+void JointTreeDae::CalcBodyMotionsWith(std::vector<SpatialFrame>& frames, ConstVectorRef q,
+                                       ConstVectorRef v, Vector& p, Vector& pv,
+                                       std::vector<BodyMotion>& bodies) const {
   if (spatial()) {
-    thread_local std::vector<SpatialFrame> frames;
-    frames.resize(bodies_.size());
     CalcFrames(q, v, frames, nullptr);
     for (size_t i = 0; i < bodies_.size(); ++i) {
       BodyMotion& m = bodies[bodies_[i].model_index];
@@ -450,7 +470,7 @@ void JointTreeDae::CalcBodyMotions(ConstVectorRef q, ConstVectorRef v, Vector& p
     }
     return;
   }
-  CalcAbsolute(q, v, p, pv);
+  CalcAbsoluteWith(frames, q, v, p, pv);
   for (const TreeBody& b : bodies_) {
     BodyMotion& m = bodies[b.model_index];
     m.position << p(b.p_offset), p(b.p_offset + 1), 0.0;
@@ -570,7 +590,7 @@ double JointTreeDae::CalcEnergy(DaeWorkspace& ws_base, double t, ConstVectorRef 
                                 ConstVectorRef v) const {
   TreeWorkspace& ws = Ws(ws_base);
   if (spatial()) return SpatialEnergy(ws, q, v);
-  CalcAbsolute(q, v, ws.p, ws.pv);
+  CalcAbsolute(ws, q, v, ws.p, ws.pv);
   double kinetic = 0.0;
   for (int i = 0; i < num_bodies(); ++i) {
     const auto pv_i = ws.pv.segment(bodies_[i].p_offset, bodies_[i].d);
@@ -583,19 +603,19 @@ double JointTreeDae::CalcAppliedPower(DaeWorkspace& ws_base, double t, ConstVect
                                       ConstVectorRef v) const {
   TreeWorkspace& ws = Ws(ws_base);
   if (spatial()) return SpatialAppliedPower(ws, t, q, v);
-  CalcAbsolute(q, v, ws.p, ws.pv);
+  CalcAbsolute(ws, q, v, ws.p, ws.pv);
   CalcAppliedForces(t, ws.p, ws.pv, ws.body_forces, /*with_potential=*/false);
   return ws.body_forces.dot(ws.pv);
 }
 
-bool JointTreeDae::CalcMomenta(DaeWorkspace& ws_base, ConstVectorRef q, ConstVectorRef v,
+void JointTreeDae::CalcMomenta(DaeWorkspace& ws_base, ConstVectorRef q, ConstVectorRef v,
                                Eigen::Vector3d& linear, Eigen::Vector3d& angular) const {
   TreeWorkspace& ws = Ws(ws_base);
   if (spatial()) {
     SpatialMomenta(ws, q, v, linear, angular);
-    return true;
+    return;
   }
-  CalcAbsolute(q, v, ws.p, ws.pv);
+  CalcAbsolute(ws, q, v, ws.p, ws.pv);
   linear.setZero();
   angular.setZero();
   for (int i = 0; i < num_bodies(); ++i) {
@@ -606,7 +626,6 @@ bool JointTreeDae::CalcMomenta(DaeWorkspace& ws_base, ConstVectorRef q, ConstVec
     angular.z() += m * (x.x() * xv.y() - x.y() * xv.x());
     if (b.d == 3) angular.z() += mass_blocks_[i](2, 2) * ws.pv(b.p_offset + 2);
   }
-  return true;
 }
 
 // ---------------------------------------------------------------------------------------

@@ -151,10 +151,17 @@ class JointTreeDae final : public MechanicalDae {
   /// Forward recursion (7), (8) for p, p' and the blocks of (9), (11). Allocation-free.
   void CalcTreeState(DaeWorkspace& ws, double t, ConstVectorRef q, ConstVectorRef v,
                      TreeState& s) const;
-  /// Absolute coordinates and velocities only (for outputs).
+  /// Absolute coordinates and velocities only (for outputs), with a workspace of this DAE
+  /// for scratch (allocation-free) or without one (a spatial tree's frames are then
+  /// allocated per call).
+  void CalcAbsolute(DaeWorkspace& ws, ConstVectorRef q, ConstVectorRef v, VectorRef p,
+                    VectorRef pv) const;
   void CalcAbsolute(ConstVectorRef q, ConstVectorRef v, VectorRef p, VectorRef pv) const;
   /// The motion of every body (aligned with the model's bodies, sized by the caller) at
-  /// (q, q'); p, pv are scratch of size num_absolute(). Allocation-free.
+  /// (q, q'); p, pv are scratch of size num_absolute(). With a workspace of this DAE
+  /// allocation-free; without one as CalcAbsolute.
+  void CalcBodyMotions(DaeWorkspace& ws, ConstVectorRef q, ConstVectorRef v, Vector& p, Vector& pv,
+                       std::vector<BodyMotion>& bodies) const;
   void CalcBodyMotions(ConstVectorRef q, ConstVectorRef v, Vector& p, Vector& pv,
                        std::vector<BodyMotion>& bodies) const;
 
@@ -181,9 +188,14 @@ class JointTreeDae final : public MechanicalDae {
   double CalcEnergy(DaeWorkspace& ws, double t, ConstVectorRef q, ConstVectorRef v) const override;
   double CalcAppliedPower(DaeWorkspace& ws, double t, ConstVectorRef q,
                           ConstVectorRef v) const override;
-  bool CalcMomenta(DaeWorkspace& ws, ConstVectorRef q, ConstVectorRef v, Eigen::Vector3d& linear,
+  void CalcMomenta(DaeWorkspace& ws, ConstVectorRef q, ConstVectorRef v, Eigen::Vector3d& linear,
                    Eigen::Vector3d& angular) const override;
-  bool has_constant_mass_matrix() const override { return false; }
+  /// A mass matrix that depends on q and momenta; no patterns (the recursion is O(N)).
+  Capabilities capabilities() const override {
+    Capabilities c;
+    c.momenta = true;
+    return c;
+  }
 
   /// Generalized forces Jp^T F of body forces F (planar layout) given the tree state's
   /// H and J (backward accumulation; the transpose of the forward recursion).
@@ -197,6 +209,11 @@ class JointTreeDae final : public MechanicalDae {
                   TreeState* s) const;
   void CalcPlanarTreeState(TreeWorkspace& ws, double t, ConstVectorRef q, ConstVectorRef v,
                            TreeState& s) const;
+  // CalcAbsolute and CalcBodyMotions with `frames` (num_bodies()) as a spatial tree's scratch.
+  void CalcAbsoluteWith(std::vector<SpatialFrame>& frames, ConstVectorRef q, ConstVectorRef v,
+                        VectorRef p, VectorRef pv) const;
+  void CalcBodyMotionsWith(std::vector<SpatialFrame>& frames, ConstVectorRef q, ConstVectorRef v,
+                           Vector& p, Vector& pv, std::vector<BodyMotion>& bodies) const;
   // The workspace's state at q (its positional blocks), reusing the one held if it is at q.
   void PositionState(TreeWorkspace& ws, ConstVectorRef q) const;
   void CalcSpatialTreeState(DaeWorkspace& ws, double t, ConstVectorRef q, ConstVectorRef v,

@@ -97,7 +97,7 @@ void JointTreeDae::SelectCutRows(const Vector& all, VectorRef out) const {
 void JointTreeDae::CalcPhi(DaeWorkspace& ws_base, double t, ConstVectorRef q, VectorRef phi) const {
   if (!closure_.dae) return;
   TreeWorkspace& ws = TreeWorkspace::Of(ws_base);
-  CalcAbsolute(q, ws.zero_v, ws.p, ws.pv);
+  CalcAbsolute(ws, q, ws.zero_v, ws.p, ws.pv);
   closure_.dae->CalcPhi(*ws.closure, t, ws.p, ws.phi_all);
   SelectCutRows(ws.phi_all, phi);
 }
@@ -110,8 +110,9 @@ void JointTreeDae::CalcPhiQ(DaeWorkspace& ws_base, double t, ConstVectorRef q,
   // Few joint coordinates (a linkage's handful against its bodies' 7 each): Phi_cut,p T
   // column by column as directional derivatives (Phi_cut,p T_k + Phi_t, less Phi_t), one
   // pass each; else the body formulation's compressed Jacobian times T.
-  const JacobianCompression* pattern = closure_.dae->constraint_jacobian_pattern();
-  if (pattern && num_coordinates() >= pattern->num_groups()) {
+  const MechanicalDae& body_dae = *closure_.dae;
+  if (body_dae.capabilities().constraint_pattern &&
+      num_coordinates() >= body_dae.constraint_jacobian_pattern().num_groups()) {
     closure_.dae->CalcPhiQ(*ws.closure, t, ws.p, ws.phi_q_all);
     for (int i = 0; i < num_constraints(); ++i)
       phi_q.row(i).noalias() = ws.phi_q_all.row(closure_.rows[i]) * ws.coordinate_jacobian;
@@ -132,7 +133,7 @@ void JointTreeDae::CalcPhiT(DaeWorkspace& ws_base, double t, ConstVectorRef q,
                             VectorRef phi_t) const {
   if (!closure_.dae) return;
   TreeWorkspace& ws = TreeWorkspace::Of(ws_base);
-  CalcAbsolute(q, ws.zero_v, ws.p, ws.pv);
+  CalcAbsolute(ws, q, ws.zero_v, ws.p, ws.pv);
   closure_.dae->CalcPhiT(*ws.closure, t, ws.p, ws.phi_all);
   SelectCutRows(ws.phi_all, phi_t);
 }
@@ -141,7 +142,7 @@ void JointTreeDae::CalcVelocityResidual(DaeWorkspace& ws_base, double t, ConstVe
                                         ConstVectorRef v, VectorRef out) const {
   if (!closure_.dae) return;
   TreeWorkspace& ws = TreeWorkspace::Of(ws_base);
-  CalcAbsolute(q, v, ws.p, ws.pv);  // Phi_q q' + Phi_t = Phi_cut,p p' + Phi_t
+  CalcAbsolute(ws, q, v, ws.p, ws.pv);  // Phi_q q' + Phi_t = Phi_cut,p p' + Phi_t
   closure_.dae->CalcVelocityResidual(*ws.closure, t, ws.p, ws.pv, ws.phi_all);
   SelectCutRows(ws.phi_all, out);
 }

@@ -43,6 +43,7 @@ struct TreeWorkspace final : DaeWorkspace {
   TreeStateKey cache;  // what `state` holds
   JointMotion motion;
   std::vector<SpatialFrame> frames;
+  std::vector<SpatialFrame> absolute_frames;  // CalcAbsolute's and CalcBodyMotions' (spatial)
   // Velocity-level (num_absolute_velocities): body forces and accelerations; formulation
   // layout (num_absolute): p, pv; joint coordinates: the rest.
   Vector body_forces, acc, forces_all, q_plus, q_minus, col_plus, col_minus, zero_v, p, pv;
