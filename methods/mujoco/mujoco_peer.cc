@@ -62,7 +62,7 @@ class MujocoMethod final : public Method {
       outcome.message = "no MuJoCo model: " + why_not;
       return outcome;
     }
-    LibraryRunLoop loop(settings, observer);
+    RunLoop loop(settings, observer);
     mjModel* m = model->model;
     mjData* d = model->data;
     // The passive-force callback applies this model's loads on this thread (mujoco_model.h).

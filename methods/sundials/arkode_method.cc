@@ -96,7 +96,7 @@ class ArkodeMethod final : public Method {
     // The shared protocol (run_loop.h): stop times, non-finite state, observer stop,
     // max_steps. With a fixed step ARKODE takes the steps as given and ignores stop times,
     // as the suite's fixed-step methods do.
-    LibraryRunLoop loop(settings, observer);
+    RunLoop loop(settings, observer);
     Vector q(n), v(n);
     auto sample = [&](double t) -> StepSample {
       q = yv.head(n);
