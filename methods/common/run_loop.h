@@ -77,8 +77,9 @@ class RunLoop {
   long FixedStepCount(double h) const;
 
   /// The fixed-step loop (see the file comment). advance(t, size, t_next) takes one step of
-  /// `size` from t and returns its StepStatus (the caller counts it); sample(t_next) is the
-  /// state after it. Stops at the first failure, non-finite state, observer stop.
+  /// `size` from t and returns its StepStatus (the caller counts it), or ends the run itself
+  /// (End) for an outcome other than `failed`; sample(t_next) is the state after it. Stops
+  /// at the first failure, End, non-finite state or observer stop.
   template <class Advance, class Sample>
   void RunFixed(double h, Advance&& advance, Sample&& sample) {
     if (!CheckFixedStepCount(h)) return;
@@ -90,6 +91,7 @@ class RunLoop {
       const double size = k == steps ? settings_.t_end - t : h;
       const StepStatus status = advance(t, size, t_next);
       t = t_next;  // no accumulated rounding
+      if (ended_) return;
       if (!status.ok) return FailStep(t, status.message);
       if (!AcceptStep(sample(t))) return;
     }

@@ -68,10 +68,7 @@ class ArkodeMethod final : public Method {
     };
     std::string error;  // the last failed call and SUNDIALS' message
     auto check = [&](int flag, const char* call) {
-      if (flag >= 0) return true;
-      error = std::string(call) + " failed: " +
-              (sink.last_message.empty() ? ARKStepGetReturnFlagName(flag) : sink.last_message);
-      return false;
+      return sink.Check(flag, call, ARKStepGetReturnFlagName, error);
     };
     bool ok =
         check(ARKStepSetErrHandlerFn(mem, SundialsErrorSink::Handler, &sink),

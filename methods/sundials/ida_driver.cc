@@ -60,10 +60,7 @@ RunOutcome RunIda(const IdaSetup& setup, SUNContext ctx, SerialVector& y, Serial
   void* mem = ida.mem;
   std::string error;  // the last failed call and SUNDIALS' message
   auto check = [&](int flag, const char* call) {
-    if (flag >= 0) return true;
-    error = std::string(call) + " failed: " +
-            (sink.last_message.empty() ? IDAGetReturnFlagName(flag) : sink.last_message);
-    return false;
+    return sink.Check(flag, call, IDAGetReturnFlagName, error);
   };
   const bool ok =
       check(IDASetErrHandlerFn(mem, SundialsErrorSink::Handler, &sink), "IDASetErrHandlerFn") &&
