@@ -194,7 +194,7 @@ ObservedOrder MeasureOrder(Session& s, const Case& c, const Problem& p) {
 void CheckOrder(Session& s, const Case& c, const Problem& p) {
   const int declared = s.entry.promises.order;
   s.Add(c, "declared order", declared > 0,
-        "a fixed-step mode must declare its order (MethodPromises::FixedStep(p))");
+        "a fixed-step mode must declare its order (MethodPromises::Order(p))");
   if (declared <= 0) return;
   const ObservedOrder o = MeasureOrder(s, c, p);
   s.Log(Format("  %-28s %-34s order %5.2f (declared %d)  differences %.2e, %.2e\n",

@@ -59,9 +59,9 @@ double ThreadCpuSeconds() {
 // Forwards to the metrics observer and asks the method to stop once the run has taken
 // `limit_s` of CPU time in its thread (the method, its library and the observers run there):
 // on wall-clock time the `--all-methods` grid turned 17 cells `failed` at load 0.2 and 44 at
-// load 8-10. Every method's accepted steps reach an observer (the fixed-step loop and
-// LibraryRunLoop for SUNDIALS, odeint and Simbody), so this is where one limit covers them
-// all; the clock is read every 16 steps only. A method ends a stopped run `unstable`;
+// load 8-10. Every method's accepted steps reach an observer (through RunLoop,
+// methods/common/run_loop.h), so this is where one limit covers them all; the clock is read
+// every 16 steps only. A method ends a stopped run `unstable`;
 // Execute turns a stop of this observer into `failed` (a slow run is not an unstable one).
 class TimeLimitObserver final : public StepObserver {
  public:
@@ -385,8 +385,9 @@ RunRecord Execute(const ResolvedRun& run, const RunSpec& spec) {
   if (outcome.status != RunStatus::kOk || spec.repeats <= 0) return record;
 
   // Timed repeats: no observer work, no I/O, no diagnostics (RunSettings::diagnostics); the
-  // median is what reports quote.
-  RunSettings timed = run.settings;
+  // median is what reports quote. The same stop times as the instrumented run, so that an
+  // adaptive method times the steps whose metrics the record reports.
+  RunSettings timed = settings;
   timed.diagnostics = false;
   std::vector<double> times;
   double spent = 0.0, last_report = 0.0;

@@ -1,6 +1,7 @@
-// Base class for fixed-step methods: owns the step loop, counters, observer calls and the
-// checks for non-finite states, so a method implements only Begin (its workspace and the
-// initial acceleration) and Step (one step of size h). Runs take N = ceil((t_end - t0)/h)
+// Base class for the suite's own fixed-step methods: a method implements only Begin (its
+// workspace and the initial acceleration) and Step (one step of size h); the run protocol
+// (stop times, the step sizes, the non-finite check, observer stops, max_steps, the
+// messages) is RunLoop's (methods/common/run_loop.h). Runs take N = ceil((t_end - t0)/h)
 // steps, N - 1 of size h and a last one shortened to land exactly on t_end (h > t_end - t0
 // is one step of t_end - t0).
 //
@@ -11,13 +12,10 @@
 // took and the next one it proposes in StepStatus.
 #pragma once
 
+#include "methods/common/run_loop.h"
 #include "methods/method.h"
 
 namespace mbb {
-
-/// N = ceil((t_end - t0) / h) (the 1e-9 slack keeps N exact when h divides the horizon);
-/// -1 when the quotient is not finite or out of range of long.
-long FixedStepCount(double t0, double t_end, double h);
 
 /// The state a fixed-step method advances. a and lambda are valid if the flags say so.
 struct FixedStepState {
@@ -37,20 +35,6 @@ class FixedStepWorkspace {
   double atol = 0.0;
   /// RunSettings::diagnostics, set by Run after Begin.
   bool diagnostics = true;
-};
-
-struct StepStatus {
-  bool ok = true;
-  std::string message;  // why the step failed (Newton diverged, singular matrix, ...)
-  /// Variable-step methods only: the step actually taken (0: the h offered) and the step
-  /// proposed for the next one (0: keep the current proposal).
-  double h_taken = 0.0;
-  double h_next = 0.0;
-  static StepStatus Ok() { return {}; }
-  static StepStatus Failed(std::string why) { return {false, std::move(why), 0.0, 0.0}; }
-  static StepStatus Accepted(double h_taken, double h_next) {
-    return {true, std::string(), h_taken, h_next};
-  }
 };
 
 class FixedStepMethod : public Method {
@@ -74,8 +58,8 @@ class FixedStepMethod : public Method {
                       std::map<std::string, double>& /*metrics*/) const {}
 
  private:
-  RunOutcome RunVariable(FixedStepWorkspace& workspace, const RunSettings& settings, double h,
-                         FixedStepState& state, StepObserver& observer, RunOutcome outcome) const;
+  void RunVariable(FixedStepWorkspace& workspace, RunLoop& loop, double h, FixedStepState& state,
+                   WorkCounters& counters) const;
 };
 
 }  // namespace mbb

@@ -121,7 +121,7 @@ TEST_CASE("a run reaching --time-limit ends failed with the time and its result 
           "[divergence]") {
   // A limit of 1 microsecond is over long before the first clock read (after 16 steps), and
   // each run below takes thousands of steps to its horizon, so each must stop at that read;
-  // without the limit both end ok. arkode-dirk steps through LibraryRunLoop (the library
+  // without the limit both end ok. arkode-dirk steps through RunLoop (the library
   // path), newmark-minimal through the fixed-step loop.
   const std::string dir =
       (std::filesystem::temp_directory_path() / "mbbench_test_time_limit").string();

@@ -151,7 +151,7 @@ TEST_CASE("run loop: a non-finite state ends the run unstable before it is repor
           "[run-loop]") {
   RunSettings settings;
   CountingObserver observer;
-  LibraryRunLoop loop(settings, observer);
+  RunLoop loop(settings, observer);
   Vector q = Vector::Zero(2), v = Vector::Zero(2);
   REQUIRE(loop.AcceptStep({0.5, q, v}));
   v[1] = std::numeric_limits<double>::quiet_NaN();

@@ -1,27 +1,48 @@
 #include "methods/common/run_loop.h"
 
+#include <algorithm>
 #include <cmath>
 
-#include "methods/fixed_step_method.h"
 #include "problems/format.h"
 
 namespace mbb {
 
-LibraryRunLoop::LibraryRunLoop(const RunSettings& settings, StepObserver& observer)
+long FixedStepCount(double t0, double t_end, double h) {
+  const double count = std::ceil((t_end - t0) / h - 1e-9);
+  // Out of range of long (or not finite): reported as -1, never an undefined cast.
+  if (!std::isfinite(count) || count > 9e18 || count < -9e18) return -1;
+  return static_cast<long>(count);
+}
+
+RunLoop::RunLoop(const RunSettings& settings, StepObserver& observer)
     : settings_(settings), observer_(observer) {}
 
-double LibraryRunLoop::NextTarget(double t) {
+double RunLoop::NextTarget(double t) {
   while (next_stop_ < settings_.stop_times.size() && settings_.stop_times[next_stop_] <= t)
     ++next_stop_;
   return next_stop_ < settings_.stop_times.size() ? settings_.stop_times[next_stop_]
                                                   : settings_.t_end;
 }
 
-long LibraryRunLoop::FixedStepCount(double h) const {
+RunLoop::Offer RunLoop::OfferStep(double t, double h) {
+  const double target = NextTarget(t);
+  const bool clamped = t + h >= target;
+  return {clamped ? target - t : h, target, clamped};
+}
+
+double RunLoop::Land(const Offer& offer, double t_start, double taken, double proposal, double& h) {
+  const bool landed = offer.clamped && taken == offer.size;
+  h = landed ? std::max(h, proposal) : proposal;
+  return landed ? offer.target : t_start + taken;  // exactly on the stop time
+}
+
+long RunLoop::FixedStepCount(double h) const {
   return mbb::FixedStepCount(settings_.t0, settings_.t_end, h);
 }
 
-bool LibraryRunLoop::CheckFixedStepCount(double h) {
+bool RunLoop::CheckFixedStepCount(double h) {
+  // The harness validates the count up front (ResolveRun); this keeps a direct caller from
+  // an undefined cast or an endless run.
   const long steps = FixedStepCount(h);
   if (steps >= 1 && steps <= settings_.max_steps) return true;
   End(RunStatus::kFailed, "h = " + FormatNumber(h) + " needs " + std::to_string(steps) +
@@ -30,7 +51,7 @@ bool LibraryRunLoop::CheckFixedStepCount(double h) {
   return false;
 }
 
-bool LibraryRunLoop::AcceptStep(const StepSample& sample) {
+bool RunLoop::AcceptStep(const StepSample& sample) {
   ++accepted_steps_;
   if (!sample.q.allFinite() || !sample.v.allFinite()) {
     End(RunStatus::kUnstable, "non-finite state at step " + std::to_string(accepted_steps_) +
@@ -50,18 +71,18 @@ bool LibraryRunLoop::AcceptStep(const StepSample& sample) {
   return true;
 }
 
-void LibraryRunLoop::FailStep(double t, const std::string& why) {
+void RunLoop::FailStep(double t, const std::string& why) {
   End(RunStatus::kFailed,
       "step " + std::to_string(accepted_steps_ + 1) + " (t = " + FormatNumber(t) + "): " + why);
 }
 
-void LibraryRunLoop::End(RunStatus status, std::string message) {
+void RunLoop::End(RunStatus status, std::string message) {
   ended_ = true;
   status_ = status;
   message_ = std::move(message);
 }
 
-void LibraryRunLoop::Finish(RunOutcome& outcome) const {
+void RunLoop::Finish(RunOutcome& outcome) const {
   outcome.status = status_;
   outcome.message = message_;
 }

@@ -32,6 +32,12 @@ int EvaluationsPerStep(const std::string& integrator) { return integrator == "rk
 
 int WarningCount(const mjData* d, int which) { return d->warning[which].number; }
 
+// MuJoCo's warnings that it reset a non-finite or huge position, velocity or acceleration.
+int BadStateWarnings(const mjData* d) {
+  return WarningCount(d, mjWARN_BADQPOS) + WarningCount(d, mjWARN_BADQVEL) +
+         WarningCount(d, mjWARN_BADQACC);
+}
+
 class MujocoMethod final : public Method {
  public:
   explicit MujocoMethod(const ParameterSet& p) {
@@ -62,7 +68,7 @@ class MujocoMethod final : public Method {
       outcome.message = "no MuJoCo model: " + why_not;
       return outcome;
     }
-    LibraryRunLoop loop(settings, observer);
+    RunLoop loop(settings, observer);
     mjModel* m = model->model;
     mjData* d = model->data;
     // The passive-force callback applies this model's loads on this thread (mujoco_model.h).
@@ -76,29 +82,30 @@ class MujocoMethod final : public Method {
       Vector q = problem.q0, v(problem.n());  // q: the continuity hint, q0 at the start
       model->ToProblem(q, v);
       loop.ReportStart({settings.t0, q, v});
-      if (loop.CheckFixedStepCount(h)) {
-        const long steps = loop.FixedStepCount(h);
-        for (long k = 1; k <= steps && loop.Continues(d->time); ++k) {
-          const double t_next = k == steps ? settings.t_end : settings.t0 + k * h;
-          m->opt.timestep = t_next - d->time;
-          const int bad_before = WarningCount(d, mjWARN_BADQPOS) + WarningCount(d, mjWARN_BADQVEL) +
-                                 WarningCount(d, mjWARN_BADQACC);
-          mj_step(m, d);
-          if (WarningCount(d, mjWARN_BADQPOS) + WarningCount(d, mjWARN_BADQVEL) +
-                  WarningCount(d, mjWARN_BADQACC) >
-              bad_before) {
-            loop.End(RunStatus::kUnstable,
-                     "step " + std::to_string(k) + " (t = " + FormatNumber(t_next) +
-                         "): MuJoCo found a non-finite or huge state and reset it (" +
-                         LastMujocoWarning() + ")");
-            break;
-          }
-          ++outcome.counters.steps;  // accepted (a reset step is not)
-          d->time = t_next;          // no rounding drift of the accumulated time
-          model->ToProblem(q, v);
-          if (!loop.AcceptStep({t_next, q, v})) break;
+      // RunLoop's fixed steps: every one exactly h but the last (mjData::time set to t0 + k h,
+      // no accumulated rounding). A step after which MuJoCo reset a non-finite or huge state
+      // ends the run `unstable` and is not counted.
+      auto advance = [&](double /*t*/, double size, double t_next) {
+        m->opt.timestep = size;
+        const int bad_before = BadStateWarnings(d);
+        mj_step(m, d);
+        if (BadStateWarnings(d) > bad_before) {
+          loop.End(RunStatus::kUnstable, "step " + std::to_string(loop.accepted_steps() + 1) +
+                                             " (t = " + FormatNumber(t_next) +
+                                             "): MuJoCo found a non-finite or huge state and "
+                                             "reset it (" +
+                                             LastMujocoWarning() + ")");
+          return StepStatus::Ok();
         }
-      }
+        ++outcome.counters.steps;
+        d->time = t_next;
+        return StepStatus::Ok();
+      };
+      auto sample = [&](double t_next) -> StepSample {
+        model->ToProblem(q, v);
+        return {t_next, q, v};
+      };
+      loop.RunFixed(h, advance, sample);
     } catch (const MujocoError& e) {
       loop.FailStep(d->time, std::string("MuJoCo: ") + e.what());
     }

@@ -39,7 +39,7 @@ class OdeintMethod final : public Method {
     Eigen::Map<Vector>(y.data() + problem.n(), problem.n()) = problem.v0;
     // The shared protocol (run_loop.h): stop times, non-finite state, observer stop,
     // max_steps; odeint only takes the steps.
-    LibraryRunLoop loop(settings, observer);
+    RunLoop loop(settings, observer);
     Vector q(problem.n()), v(problem.n());
     auto sample = [&](double t) -> StepSample {
       q = Eigen::Map<const Vector>(y.data(), problem.n());
@@ -65,33 +65,25 @@ class OdeintMethod final : public Method {
   }
 
  private:
-  // Fixed steps h (the problem's h_default unless --set h), as FixedStepMethod takes them.
+  // Fixed steps h (the problem's h_default unless --set h), by RunLoop::RunFixed.
   template <class System, class Sample>
   void RunFixed(const Problem& problem, const RunSettings& settings, System& system,
-                const bool& rhs_ok, FirstOrderOde& ode, State& y, Sample& sample,
-                LibraryRunLoop& loop, WorkCounters& counters) const {
-    const double h = settings.h > 0.0 ? settings.h : problem.h_default;
-    if (!loop.CheckFixedStepCount(h)) return;
-    const long steps = loop.FixedStepCount(h);
+                const bool& rhs_ok, FirstOrderOde& ode, State& y, Sample& sample, RunLoop& loop,
+                WorkCounters& counters) const {
     odeint::runge_kutta4<State> rk4;
     odeint::runge_kutta_dopri5<State> dopri5;
-    double t = settings.t0;
-    for (long k = 1; k <= steps; ++k) {
-      // The last step is shortened to land exactly on t_end.
-      const double t_next = k == steps ? settings.t_end : settings.t0 + static_cast<double>(k) * h;
-      // Every other step is exactly h (not t_next - t, which differs from h by rounding).
-      const double step = k == steps ? settings.t_end - t : h;
+    auto advance = [&](double t, double size, double t_next) {
       if (scheme_ == Scheme::kRk4)
-        rk4.do_step(system, y, t, step);
+        rk4.do_step(system, y, t, size);
       else
-        dopri5.do_step(system, y, t, step);
-      t = t_next;  // no accumulated rounding
+        dopri5.do_step(system, y, t, size);
       ++counters.steps;
-      if (!rhs_ok) return loop.FailStep(t, "singular reduced mass matrix");
-      if (!ode.Project(t, y.data()))
-        return loop.FailStep(t, "position projection did not converge");
-      if (!loop.AcceptStep(sample(t))) return;
-    }
+      if (!rhs_ok) return StepStatus::Failed("singular reduced mass matrix");
+      if (!ode.Project(t_next, y.data()))
+        return StepStatus::Failed("position projection did not converge");
+      return StepStatus::Ok();
+    };
+    loop.RunFixed(settings.h > 0.0 ? settings.h : problem.h_default, advance, sample);
   }
 
   // An embedded pair with odeint's error control, landing on every stop time and t_end.
@@ -99,7 +91,7 @@ class OdeintMethod final : public Method {
   // in a successful step; for Fehlberg it is evaluated after each accepted step.
   template <class Stepper, class System, class Sample>
   void RunAdaptive(Stepper stepper, const RunSettings& settings, System& system, bool& rhs_ok,
-                   FirstOrderOde& ode, State& y, Sample& sample, LibraryRunLoop& loop,
+                   FirstOrderOde& ode, State& y, Sample& sample, RunLoop& loop,
                    WorkCounters& counters) const {
     State dydt(ode.size()), y_start(ode.size()), dydt_start(ode.size());
     double t = settings.t0;
@@ -107,9 +99,8 @@ class OdeintMethod final : public Method {
     if (!rhs_ok) return loop.FailStep(t, "singular reduced mass matrix");
     double dt = 1e-3 * (settings.t_end - settings.t0);
     while (loop.Continues(t)) {
-      const double target = loop.NextTarget(t);
-      const bool clamped = t + dt >= target;
-      double trial = clamped ? target - t : dt;
+      const RunLoop::Offer offer = loop.OfferStep(t, dt);
+      double trial = offer.size;
       const double t_start = t, trial_start = trial;
       y_start = y;  // same sizes: no allocation
       dydt_start = dydt;
@@ -135,8 +126,8 @@ class OdeintMethod final : public Method {
         if (dt < 1e-14 * (std::abs(t) + 1.0)) return loop.FailStep(t, "step size underflow");
         continue;
       }
-      if (clamped) t = target;                 // land exactly on the stop time
-      if (!clamped || trial > dt) dt = trial;  // keep the controller's proposal
+      // Exactly on the stop time; odeint's proposal (trial) is the next dt.
+      t = RunLoop::Land(offer, t_start, trial_start, trial, dt);
       ++counters.steps;
       const bool fsal = scheme_ == Scheme::kDopri5;
       if (ode.projection_enabled()) {

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <limits>
 
+#include "methods/common/explicit_runge_kutta.h"
 #include "methods/fixed_step_method.h"
 #include "methods/partitioning/partitioned_equations.h"
 #include "methods/partitioning/projective_criterion.h"
@@ -34,34 +35,6 @@ struct PartitioningOptions {
   bool restart_after_switch = false;  // ab4: RK4 start-up after a switch
 };
 
-// Explicit Runge-Kutta tableaux: classical RK4 and Dormand-Prince 5(4) with its FSAL error
-// weights e = b - b* [Dormand, Prince 1980; Hairer et al. 1993, Table II.5.2].
-struct Tableau {
-  int stages;
-  double c[7];
-  double a[7][7];
-  double b[7];
-};
-constexpr Tableau kRk4 = {4,
-                          {0.0, 0.5, 0.5, 1.0},
-                          {{0}, {0.5}, {0, 0.5}, {0, 0, 1.0}},
-                          {1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0}};
-constexpr Tableau kDopri5 = {
-    7,
-    {0.0, 1.0 / 5.0, 3.0 / 10.0, 4.0 / 5.0, 8.0 / 9.0, 1.0, 1.0},
-    {{0},
-     {1.0 / 5.0},
-     {3.0 / 40.0, 9.0 / 40.0},
-     {44.0 / 45.0, -56.0 / 15.0, 32.0 / 9.0},
-     {19372.0 / 6561.0, -25360.0 / 2187.0, 64448.0 / 6561.0, -212.0 / 729.0},
-     {9017.0 / 3168.0, -355.0 / 33.0, 46732.0 / 5247.0, 49.0 / 176.0, -5103.0 / 18656.0},
-     {35.0 / 384.0, 0.0, 500.0 / 1113.0, 125.0 / 192.0, -2187.0 / 6784.0, 11.0 / 84.0}},
-    {35.0 / 384.0, 0.0, 500.0 / 1113.0, 125.0 / 192.0, -2187.0 / 6784.0, 11.0 / 84.0, 0.0}};
-constexpr double kDopri5Error[7] = {
-    71.0 / 57600.0,      0.0,          -71.0 / 16695.0, 71.0 / 1920.0,
-    -17253.0 / 339200.0, 22.0 / 525.0, -1.0 / 40.0};
-// Step size controller [Hairer et al. 1993, s II.4, (4.11)-(4.13)].
-constexpr double kSafety = 0.9, kFacMin = 0.2, kFacMax = 5.0;
 // Adams-Bashforth 4: y_{n+1} = y_n + h/24 (55 f_n - 59 f_{n-1} + 37 f_{n-2} - 9 f_{n-3})
 // [Hairer et al. 1993, s III.1].
 // A partition is left when its C_D's condition number exceeds the best candidate's by this
@@ -71,19 +44,16 @@ constexpr double kConditionRatio = 100.0;
 constexpr double kAb4[4] = {55.0 / 24.0, -59.0 / 24.0, 37.0 / 24.0, -9.0 / 24.0};
 
 struct Workspace final : FixedStepWorkspace {
-  explicit Workspace(const Problem& p)
+  Workspace(const Problem& p, const ButcherTableau& tableau)
       : eq(*p.dae),
+        rk(tableau, 2 * p.n()),  // y = [q; v_I], k <= n
         criterion(p.n(), p.m()),
         n(p.n()),
         m(p.m()),
         q(p.n()),
-        q_start(p.n()),
         q_stage(p.n()),
-        q_err(p.n()),
         q_dot(p.n()),
         q_ddot(p.n()),
-        kq(p.n(), 7),
-        ka(p.n(), 7),
         hist_q(p.n(), 4),
         hist_a(p.n(), 4),
         weight(p.n()),
@@ -91,13 +61,13 @@ struct Workspace final : FixedStepWorkspace {
         mass(p.n(), p.n()) {}
 
   PartitionedEquations eq;
+  ExplicitRungeKutta rk;  // rk4 (also the ab4 start-up) or dopri5
   ProjectiveCriterion criterion;
   std::unique_ptr<JointReactions> reactions;
   int n, m, k = 0;
   Partition partition, candidate;
-  Vector q, q_start, q_stage, q_err, q_dot, q_ddot;
-  Vector v_i, v_start, v_stage, v_err;
-  Matrix kq, ka;          // stage rates: q' (n) and q'' (n), v_I' = q''(I)
+  Vector q, q_stage, q_dot, q_ddot;
+  Vector v_i, v_stage;
   Matrix hist_q, hist_a;  // Adams-Bashforth history, newest in column 0
   int history = 0;        // valid history columns
   Vector weight, cos2;
@@ -154,7 +124,8 @@ class PartitioningMethod final : public FixedStepMethod {
   std::unique_ptr<FixedStepWorkspace> Begin(const Problem& problem, double h, FixedStepState& state,
                                             WorkCounters& counters,
                                             std::string& error) const override {
-    auto w = std::make_unique<Workspace>(problem);
+    auto w = std::make_unique<Workspace>(
+        problem, options_.integrator == Integrator::kDopri5 ? DormandPrince5() : ClassicalRk4());
     w->q = state.q;
     w->names = CoordinateNames(problem);
     w->cos2_min = Vector::Constant(w->n, std::numeric_limits<double>::infinity());
@@ -167,7 +138,7 @@ class PartitioningMethod final : public FixedStepMethod {
           for (int r = 0; r < rows.num_rows; ++r) w->gauge_rows.push_back(rows.first_row + r);
     if (!ChooseInitial(*w, state.t, error)) return nullptr;
     w->k = static_cast<int>(w->partition.independent.size());
-    for (Vector* x : {&w->v_i, &w->v_start, &w->v_stage, &w->v_err}) x->resize(w->k);
+    for (Vector* x : {&w->v_i, &w->v_stage}) x->resize(w->k);
     for (int j = 0; j < w->k; ++j) w->v_i[j] = state.v[w->partition.independent[j]];
     if (!w->eq.Rates(state.t, w->q, w->partition, w->v_i, w->q_dot, w->q_ddot)) {
       error = "singular C_D or M_d at the start";
@@ -194,7 +165,7 @@ class PartitioningMethod final : public FixedStepMethod {
       w.det_sign = w.eq.DeterminantSignDependent();
     switch (options_.integrator) {
       case Integrator::kRk4:
-        ok = RungeKuttaStep(w, kRk4, t, h, counters, why);
+        ok = RungeKuttaStep(w, t, h, counters, why);
         break;
       case Integrator::kAb4:
         ok = AdamsBashforthStep(w, t, h, counters, why);
@@ -345,93 +316,60 @@ class PartitioningMethod final : public FixedStepMethod {
     return true;
   }
 
-  // Stage rates at (t, q_stage, v_stage) into column s.
-  bool StageRates(Workspace& w, double t, int s, WorkCounters& counters) const {
+  // Rates of y = [q; v_I] into k: q' (9) and v_I' = q''(I) (12).
+  bool StageRates(Workspace& w, double t, ConstVectorRef y, VectorRef k,
+                  WorkCounters& counters) const {
     ++counters.rhs_evals;
+    w.q_stage = y.head(w.n);
+    w.v_stage = y.tail(w.k);
     if (!w.eq.Rates(t, w.q_stage, w.partition, w.v_stage, w.q_dot, w.q_ddot)) return false;
-    w.kq.col(s) = w.q_dot;
-    w.ka.col(s) = w.q_ddot;
+    k.head(w.n) = w.q_dot;
+    for (int i = 0; i < w.k; ++i) k[w.n + i] = w.q_ddot[w.partition.independent[i]];
     return true;
   }
 
-  // Stage state y_start + h sum_j a_sj k_j.
-  void StageState(Workspace& w, const Tableau& tab, int s, double h) const {
-    w.q_stage = w.q_start;
-    for (int j = 0; j < w.k; ++j) w.v_stage[j] = w.v_start[j];
-    for (int j = 0; j < s; ++j) {
-      if (tab.a[s][j] == 0.0) continue;
-      w.q_stage.noalias() += (h * tab.a[s][j]) * w.kq.col(j);
-      for (int i = 0; i < w.k; ++i)
-        w.v_stage[i] += h * tab.a[s][j] * w.ka(w.partition.independent[i], j);
-    }
+  // The RK engine on y = [q; v_I] from the current state (ExplicitRungeKutta).
+  void LoadStart(Workspace& w) const {
+    w.rk.Resize(w.n + w.k);
+    w.rk.start().head(w.n) = w.q;
+    w.rk.start().tail(w.k) = w.v_i;
+  }
+  void StoreSolution(Workspace& w) const {
+    w.q = w.rk.solution().head(w.n);
+    w.v_i = w.rk.solution().tail(w.k);
   }
 
-  bool RungeKuttaStep(Workspace& w, const Tableau& tab, double t, double h, WorkCounters& counters,
+  // One classical RK4 step of size h (the rk4 integrator, the ab4 start-up).
+  bool RungeKuttaStep(Workspace& w, double t, double h, WorkCounters& counters,
                       std::string& why) const {
-    w.q_start = w.q;
-    w.v_start = w.v_i;
-    const int stages = tab.stages == 7 ? 6 : tab.stages;  // dopri5's 7th stage: error only
-    for (int s = 0; s < stages; ++s) {
-      StageState(w, tab, s, h);
-      if (!StageRates(w, t + tab.c[s] * h, s, counters)) {
-        why = "singular C_D or M_d in a stage";
-        return false;
-      }
+    LoadStart(w);
+    auto rates = [&](double ts, ConstVectorRef y, VectorRef k, int) {
+      return StageRates(w, ts, y, k, counters);
+    };
+    if (w.rk.Step(t, h, rates) != 0) {
+      why = "singular C_D or M_d in a stage";
+      return false;
     }
-    w.q = w.q_start;
-    w.v_i = w.v_start;
-    for (int s = 0; s < stages; ++s) {
-      w.q.noalias() += (h * tab.b[s]) * w.kq.col(s);
-      for (int i = 0; i < w.k; ++i) w.v_i[i] += h * tab.b[s] * w.ka(w.partition.independent[i], s);
-    }
+    StoreSolution(w);
     return true;
   }
 
-  // Dormand-Prince 5(4) with step rejection; `taken` is the accepted step.
+  // Dormand-Prince 5(4) with the shared controller; `taken` is the accepted step.
   bool AdaptiveStep(Workspace& w, double t, double h, double& taken, WorkCounters& counters,
                     std::string& why) const {
-    for (;;) {
-      if (!RungeKuttaStep(w, kDopri5, t, h, counters, why)) return false;
-      // FSAL stage at the fifth-order solution, for the embedded estimate.
-      w.q_stage = w.q;
-      w.v_stage = w.v_i;
-      if (!StageRates(w, t + h, 6, counters)) {
-        why = "singular C_D or M_d in a stage";
-        return false;
-      }
-      w.q_err.setZero();
-      w.v_err.setZero();
-      for (int s = 0; s < 7; ++s) {
-        w.q_err.noalias() += (h * kDopri5Error[s]) * w.kq.col(s);
-        for (int i = 0; i < w.k; ++i)
-          w.v_err[i] += h * kDopri5Error[s] * w.ka(w.partition.independent[i], s);
-      }
-      double sum = 0.0;
-      for (int i = 0; i < w.n; ++i) {
-        const double sc = w.atol + w.rtol * std::max(std::abs(w.q_start[i]), std::abs(w.q[i]));
-        sum += (w.q_err[i] / sc) * (w.q_err[i] / sc);
-      }
-      for (int i = 0; i < w.k; ++i) {
-        const double sc = w.atol + w.rtol * std::max(std::abs(w.v_start[i]), std::abs(w.v_i[i]));
-        sum += (w.v_err[i] / sc) * (w.v_err[i] / sc);
-      }
-      const double err = std::sqrt(sum / (w.n + w.k));
-      const double factor =
-          std::min(kFacMax, std::max(kFacMin, kSafety * std::pow(std::max(err, 1e-300), -0.2)));
-      if (err <= 1.0) {
-        taken = h;
-        w.h_proposal = h * factor;
-        return true;
-      }
-      ++counters.rejected_steps;
-      w.q = w.q_start;
-      w.v_i = w.v_start;
-      h *= std::min(1.0, factor);
-      if (h < 1e-12 * (1.0 + std::abs(t))) {
-        why = "step size underflow";
-        return false;
-      }
+    LoadStart(w);
+    auto rates = [&](double ts, ConstVectorRef y, VectorRef k, int) {
+      return StageRates(w, ts, y, k, counters);
+    };
+    const AdaptiveRkStep step = w.rk.AdaptiveStep(t, h, w.rtol, w.atol, rates, counters);
+    if (!step.ok()) {
+      why = step.underflow ? step.UnderflowMessage(t) : "singular C_D or M_d in a stage";
+      return false;
     }
+    taken = step.h_taken;
+    w.h_proposal = step.h_next;
+    StoreSolution(w);
+    return true;
   }
 
   void PushHistory(Workspace& w) const {
@@ -454,7 +392,7 @@ class PartitioningMethod final : public FixedStepMethod {
       w.history = 1;
     }
     if (w.history < 4 || std::abs(h - w.h_proposal) > 1e-12 * w.h_proposal)
-      return RungeKuttaStep(w, kRk4, t, h, counters, why);
+      return RungeKuttaStep(w, t, h, counters, why);
     for (int c = 0; c < 4; ++c) {
       w.q.noalias() += (h * kAb4[c]) * w.hist_q.col(c);
       for (int i = 0; i < w.k; ++i)

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "methods/fixed_step_method.h"
+#include "methods/qr/dense_kernels.h"
 
 namespace mbb {
 
@@ -75,12 +76,6 @@ class QrProjectionMethod final : public FixedStepMethod {
   QrOptions options_;
   BasisInspector inspector_;
 };
-
-/// Householder QR of a_t (n x m, n >= m) with LAPACK's (and Matlab's) sign convention:
-/// q (n x n) orthogonal, r1 (m x m) upper triangular, a_t = q.leftCols(m) * r1. All
-/// arguments are preallocated: work (n x m), v and w (n). Does not allocate.
-void HouseholderQrInto(const Matrix& a_t, Matrix& work, Vector& v, Vector& w, Matrix& q,
-                       Matrix& r1);
 
 /// The registry entries `continued-qr` and `traditional-qr`.
 std::vector<MethodEntry> QrMethodEntries();

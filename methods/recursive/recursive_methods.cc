@@ -15,16 +15,12 @@
 // Every right-hand side and residual evaluation is allocation-free (buffers sized once).
 // IDA uses its dense difference-quotient Jacobian (2n x 2n): runs are for trees of moderate
 // size; scripts/bench/recursive_scaling.sh times single evaluations up to N = 1e5.
-#include <ida/ida.h>
-#include <ida/ida_ls.h>
-#include <sunlinsol/sunlinsol_dense.h>
-#include <sunmatrix/sunmatrix_dense.h>
-
 #include <cmath>
 
+#include "methods/common/explicit_runge_kutta.h"
 #include "methods/common/run_loop.h"
 #include "methods/recursive/recursive_methods.h"
-#include "methods/sundials/sundials_support.h"
+#include "methods/sundials/ida_driver.h"
 #include "problems/body_motion.h"
 #include "problems/model/model_problem.h"
 
@@ -191,8 +187,8 @@ struct IdaData {
   }
 };
 
-RunOutcome RunIda(const Problem& problem, const RunSettings& settings, StepObserver& observer,
-                  TreeEquations& equations) {
+RunOutcome RunTreeIda(const Problem& problem, const RunSettings& settings, StepObserver& observer,
+                      TreeEquations& equations) {
   RunOutcome outcome;
   SundialsContext ctx;
   const int n = problem.n(), size = 2 * n;
@@ -216,131 +212,56 @@ RunOutcome RunIda(const Problem& problem, const RunSettings& settings, StepObser
   Eigen::Map<Vector> idv(id.data(), size);
   idv.head(n).setOnes();
   equations.DifferentialVelocities(idv.tail(n));
-  const bool has_algebraic = idv.minCoeff() == 0.0;
   IdaData data{&equations, n};
-  if (const std::string too_large = DenseJacobianTooLarge(size, "IDA"); !too_large.empty()) {
-    outcome.status = RunStatus::kFailed;
-    outcome.message =
-        too_large + " (recursive and joint-dense take --set integrator=rk4, a fixed step)";
-    return outcome;
-  }
-  SundialsErrorSink sink;
-  void* mem = IDACreate(ctx);
-  SUNMatrix jac = SUNDenseMatrix(size, size, ctx);
-  SUNLinearSolver ls = SUNLinSol_Dense(y, jac, ctx);
-  std::string error;
-  auto check = [&](int flag, const char* call) {
-    if (flag >= 0) return true;
-    error = std::string(call) + " failed: " +
-            (sink.last_message.empty() ? IDAGetReturnFlagName(flag) : sink.last_message);
-    return false;
+  Vector q(n), v(n), a(n);
+  IdaSetup setup;
+  setup.residual = IdaData::Callback;
+  setup.user_data = &data;
+  if (idv.minCoeff() == 0.0) setup.id = id;
+  setup.too_large_hint = " (recursive and joint-dense take --set integrator=rk4, a fixed step)";
+  setup.sample = [&](double t) -> StepSample {
+    q = yv.head(n);
+    v = yv.tail(n);
+    a = ypv.tail(n);
+    return {t, q, v, &a};
   };
-  const bool ok =
-      check(IDASetErrHandlerFn(mem, SundialsErrorSink::Handler, &sink), "IDASetErrHandlerFn") &&
-      check(IDAInit(mem, IdaData::Callback, settings.t0, y, yp), "IDAInit") &&
-      check(IDASetUserData(mem, &data), "IDASetUserData") &&
-      check(IDASStolerances(mem, settings.rtol, settings.atol), "IDASStolerances") &&
-      check(IDASetLinearSolver(mem, ls, jac), "IDASetLinearSolver") &&
-      check(IDASetMaxNumSteps(mem, settings.max_steps), "IDASetMaxNumSteps") &&
-      (!has_algebraic || (check(IDASetId(mem, id), "IDASetId") &&
-                          check(IDASetSuppressAlg(mem, SUNTRUE), "IDASetSuppressAlg"))) &&
-      check(IDASetMinStep(mem, 1e-12 * (settings.t_end - settings.t0)), "IDASetMinStep");
-  LibraryRunLoop loop(settings, observer);
-  if (!ok) {
-    loop.End(RunStatus::kFailed, error);
-  } else {
-    Vector q(n), v(n), a(n);
-    auto sample = [&](double t) -> StepSample {
-      q = yv.head(n);
-      v = yv.tail(n);
-      a = ypv.tail(n);
-      return {t, q, v, &a};
-    };
-    loop.ReportStart(sample(settings.t0));
-    double t = settings.t0;
-    while (loop.Continues(t)) {
-      const double target = loop.NextTarget(t);
-      if (!check(IDASetStopTime(mem, target), "IDASetStopTime") ||
-          !check(IDASolve(mem, target, &t, y, yp, IDA_ONE_STEP), "IDASolve")) {
-        if (!equations.chart_failure().empty()) error += " (" + equations.chart_failure() + ")";
-        loop.FailStep(t, error);
-        break;
-      }
-      if (!loop.AcceptStep(sample(t))) break;
-    }
-  }
-  loop.Finish(outcome);
-  long steps = 0, res = 0, jac_evals = 0, newton = 0, setups = 0, err_fails = 0, res_jac = 0;
-  IDAGetNumSteps(mem, &steps);
-  IDAGetNumResEvals(mem, &res);
-  IDAGetNumJacEvals(mem, &jac_evals);
-  IDAGetNumNonlinSolvIters(mem, &newton);
-  IDAGetNumLinSolvSetups(mem, &setups);
-  IDAGetNumErrTestFails(mem, &err_fails);
-  IDAGetNumLinResEvals(mem, &res_jac);
-  outcome.counters.steps = steps;
-  outcome.counters.rhs_evals = res + res_jac;
-  outcome.counters.jacobian_evals = jac_evals;
-  outcome.counters.newton_iterations = newton;
-  outcome.counters.factorizations = setups;
-  outcome.counters.rejected_steps = err_fails;
-  IDAFree(&mem);
-  SUNLinSolFree(ls);
-  SUNMatDestroy(jac);
-  return outcome;
+  setup.failure_note = [&equations] { return equations.chart_failure(); };
+  return RunIda(setup, ctx, y, yp, settings, observer);
 }
 
-// Classical RK4 on (q, v) at a fixed step h (the last step shortened to land on t_end).
+// Classical RK4 (ExplicitRungeKutta) on y = (q, v) at fixed steps h (RunLoop::RunFixed).
 RunOutcome RunRk4(const Problem& problem, const RunSettings& settings, StepObserver& observer,
                   TreeEquations& equations) {
   RunOutcome outcome;
-  LibraryRunLoop loop(settings, observer);
-  const double h = settings.h > 0.0 ? settings.h : problem.h_default;
+  RunLoop loop(settings, observer);
   const int n = problem.n();
-  Vector q = problem.q0, v = problem.v0, a(n), qs(n), vs(n);
-  Vector kq[4] = {Vector(n), Vector(n), Vector(n), Vector(n)};
-  Vector kv[4] = {Vector(n), Vector(n), Vector(n), Vector(n)};
-  if (!loop.CheckFixedStepCount(h)) {
-    loop.Finish(outcome);
-    return outcome;
-  }
-  auto eval = [&](double t, const Vector& qq, const Vector& vv, int k) {
-    kq[k] = vv;
-    ++outcome.counters.rhs_evals;
-    return equations.Accelerations(t, qq, vv, kv[k]);
-  };
+  Vector q = problem.q0, v = problem.v0, a(n);
   if (!equations.Accelerations(settings.t0, q, v, a)) {
     loop.End(RunStatus::kFailed, "initial acceleration: " + FailureOf(equations));
     loop.Finish(outcome);
     return outcome;
   }
   loop.ReportStart({settings.t0, q, v, &a});
-  const long steps = loop.FixedStepCount(h);
-  double t = settings.t0;
-  for (long k = 1; k <= steps && !loop.ended(); ++k) {
-    const double t_next = k == steps ? settings.t_end : settings.t0 + k * h;
-    const double dt = t_next - t;
-    bool ok = eval(t, q, v, 0);
-    qs = q + 0.5 * dt * kq[0];
-    vs = v + 0.5 * dt * kv[0];
-    ok = ok && eval(t + 0.5 * dt, qs, vs, 1);
-    qs = q + 0.5 * dt * kq[1];
-    vs = v + 0.5 * dt * kv[1];
-    ok = ok && eval(t + 0.5 * dt, qs, vs, 2);
-    qs = q + dt * kq[2];
-    vs = v + dt * kv[2];
-    ok = ok && eval(t + dt, qs, vs, 3);
-    if (!ok) {
-      loop.FailStep(t, FailureOf(equations));
-      break;
-    }
-    q += dt / 6.0 * (kq[0] + 2.0 * kq[1] + 2.0 * kq[2] + kq[3]);
-    v += dt / 6.0 * (kv[0] + 2.0 * kv[1] + 2.0 * kv[2] + kv[3]);
-    t = t_next;
+  ExplicitRungeKutta rk(ClassicalRk4(), 2 * n);
+  auto rates = [&](double t, ConstVectorRef y, VectorRef k, int) {
+    k.head(n) = y.tail(n);
+    ++outcome.counters.rhs_evals;
+    return equations.Accelerations(t, y.head(n), y.tail(n), k.tail(n));
+  };
+  auto advance = [&](double t, double size, double /*t_next*/) {
+    rk.start().head(n) = q;
+    rk.start().tail(n) = v;
     ++outcome.counters.steps;
-    if (!equations.Accelerations(t, q, v, a)) a.setConstant(NAN);
-    if (!loop.AcceptStep({t, q, v, &a})) break;
-  }
+    if (rk.Step(t, size, rates) != 0) return StepStatus::Failed(FailureOf(equations));
+    q = rk.solution().head(n);
+    v = rk.solution().tail(n);
+    return StepStatus::Ok();
+  };
+  auto sample = [&](double t_next) -> StepSample {
+    if (!equations.Accelerations(t_next, q, v, a)) a.setConstant(NAN);
+    return {t_next, q, v, &a};
+  };
+  loop.RunFixed(settings.h > 0.0 ? settings.h : problem.h_default, advance, sample);
   loop.Finish(outcome);
   return outcome;
 }
@@ -480,7 +401,7 @@ class TreeMethod final : public Method {
         break;
     }
     if (integrator_ == Integrator::kRk4) return RunRk4(problem, settings, observer, *equations);
-    return RunIda(problem, settings, observer, *equations);
+    return RunTreeIda(problem, settings, observer, *equations);
   }
 
   Kind kind_;

@@ -78,7 +78,7 @@ class SimbodyMethod final : public Method {
 
       // The shared protocol (run_loop.h): stop times, non-finite state, observer stop,
       // max_steps.
-      LibraryRunLoop loop(settings, observer);
+      RunLoop loop(settings, observer);
       // q carries the previous sample: the continuity hint of angles mapped back into the
       // problem's coordinates (a joint tree's charts), q0 at the start.
       Vector q = problem.q0, v(problem.n());

@@ -68,10 +68,7 @@ class ArkodeMethod final : public Method {
     };
     std::string error;  // the last failed call and SUNDIALS' message
     auto check = [&](int flag, const char* call) {
-      if (flag >= 0) return true;
-      error = std::string(call) + " failed: " +
-              (sink.last_message.empty() ? ARKStepGetReturnFlagName(flag) : sink.last_message);
-      return false;
+      return sink.Check(flag, call, ARKStepGetReturnFlagName, error);
     };
     bool ok =
         check(ARKStepSetErrHandlerFn(mem, SundialsErrorSink::Handler, &sink),
@@ -96,7 +93,7 @@ class ArkodeMethod final : public Method {
     // The shared protocol (run_loop.h): stop times, non-finite state, observer stop,
     // max_steps. With a fixed step ARKODE takes the steps as given and ignores stop times,
     // as the suite's fixed-step methods do.
-    LibraryRunLoop loop(settings, observer);
+    RunLoop loop(settings, observer);
     Vector q(n), v(n);
     auto sample = [&](double t) -> StepSample {
       q = yv.head(n);

@@ -7,18 +7,12 @@
 //                     (known to stall: docs/toolchain.md trap 4; recorded as a result)
 //   index1            q' = v,  M v' = Q - Phi_q^T lambda,  Phi_q v' = gamma  (drifts)
 // Multipliers are algebraic and excluded from the error test (IDASetSuppressAlg). Dense
-// direct linear solver with IDA's difference-quotient Jacobian.
-#include <ida/ida.h>
-#include <ida/ida_ls.h>
-#include <sunlinsol/sunlinsol_dense.h>
-#include <sunmatrix/sunmatrix_dense.h>
-
+// direct linear solver with IDA's difference-quotient Jacobian; the driver is ida_driver.h.
 #include <cmath>
 
 #include "methods/common/acceleration_solver.h"
-#include "methods/common/run_loop.h"
+#include "methods/sundials/ida_driver.h"
 #include "methods/sundials/sundials_methods.h"
-#include "methods/sundials/sundials_support.h"
 
 namespace mbb {
 namespace {
@@ -147,87 +141,21 @@ class IdaMethod final : public Method {
     atolv.tail(size - 2 * n)
         .setConstant(multiplier_atol_ * (lambda0.lpNorm<Eigen::Infinity>() + 1.0));
 
-    if (const std::string too_large = DenseJacobianTooLarge(size, "IDA"); !too_large.empty()) {
-      outcome.status = RunStatus::kFailed;
-      outcome.message = too_large;
-      return outcome;
-    }
-    SundialsErrorSink sink;
-    void* mem = IDACreate(ctx);
-    SUNMatrix jac = SUNDenseMatrix(size, size, ctx);
-    SUNLinearSolver ls = SUNLinSol_Dense(y, jac, ctx);
-    auto cleanup = [&] {
-      IDAFree(&mem);
-      SUNLinSolFree(ls);
-      SUNMatDestroy(jac);
-    };
-    std::string error;  // the last failed call and SUNDIALS' message
-    auto check = [&](int flag, const char* call) {
-      if (flag >= 0) return true;
-      error = std::string(call) + " failed: " +
-              (sink.last_message.empty() ? IDAGetReturnFlagName(flag) : sink.last_message);
-      return false;
-    };
-    bool ok =
-        check(IDASetErrHandlerFn(mem, SundialsErrorSink::Handler, &sink), "IDASetErrHandlerFn") &&
-        check(IDAInit(mem, IdaResidual::Callback, settings.t0, y, yp), "IDAInit") &&
-        check(IDASetUserData(mem, &residual), "IDASetUserData") &&
-        check(IDASVtolerances(mem, settings.rtol, atol), "IDASVtolerances") &&
-        check(IDASetLinearSolver(mem, ls, jac), "IDASetLinearSolver") &&
-        check(IDASetId(mem, id), "IDASetId") &&
-        check(IDASetSuppressAlg(mem, SUNTRUE), "IDASetSuppressAlg") &&
-        check(IDASetMaxOrd(mem, max_order_), "IDASetMaxOrd") &&
-        check(IDASetMaxNumSteps(mem, settings.max_steps), "IDASetMaxNumSteps") &&
-        // A step below 1e-12 of the horizon is a stall (the index-3 form does this,
-        // docs/toolchain.md trap 4): fail it rather than crawl.
-        check(IDASetMinStep(mem, 1e-12 * (settings.t_end - settings.t0)), "IDASetMinStep");
-    if (!ok) {
-      cleanup();
-      outcome.status = RunStatus::kFailed;
-      outcome.message = error;
-      return outcome;
-    }
-
-    // The shared protocol (run_loop.h): stop times, non-finite state, observer stop,
-    // max_steps.
-    LibraryRunLoop loop(settings, observer);
     Vector q(n), v(n), a(n), lambda(m);
-    auto sample = [&](double t) -> StepSample {
+    IdaSetup setup;
+    setup.residual = IdaResidual::Callback;
+    setup.user_data = &residual;
+    setup.atol = atol;
+    setup.id = id;
+    setup.max_order = max_order_;
+    setup.sample = [&](double t) -> StepSample {
       q = yv.head(n);
       v = yv.segment(n, n);
       a = ypv.segment(n, n);
       lambda = yv.segment(2 * n, m);
       return {t, q, v, &a, &lambda};
     };
-    loop.ReportStart(sample(settings.t0));
-    double t = settings.t0;
-    while (loop.Continues(t)) {
-      const double target = loop.NextTarget(t);
-      if (!check(IDASetStopTime(mem, target), "IDASetStopTime") ||
-          !check(IDASolve(mem, target, &t, y, yp, IDA_ONE_STEP), "IDASolve")) {
-        loop.FailStep(t, error);
-        break;
-      }
-      if (!loop.AcceptStep(sample(t))) break;
-    }
-    loop.Finish(outcome);
-    long steps = 0, res = 0, jac_evals = 0, newton = 0, setups = 0, err_fails = 0;
-    IDAGetNumSteps(mem, &steps);
-    IDAGetNumResEvals(mem, &res);
-    IDAGetNumJacEvals(mem, &jac_evals);
-    IDAGetNumNonlinSolvIters(mem, &newton);
-    IDAGetNumLinSolvSetups(mem, &setups);
-    IDAGetNumErrTestFails(mem, &err_fails);
-    long res_for_jac = 0;
-    IDAGetNumLinResEvals(mem, &res_for_jac);
-    outcome.counters.steps = steps;
-    outcome.counters.rhs_evals = res + res_for_jac;
-    outcome.counters.jacobian_evals = jac_evals;
-    outcome.counters.newton_iterations = newton;
-    outcome.counters.factorizations = setups;
-    outcome.counters.rejected_steps = err_fails;
-    cleanup();
-    return outcome;
+    return RunIda(setup, ctx, y, yp, settings, observer);
   }
 
  private:

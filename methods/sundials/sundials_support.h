@@ -63,6 +63,15 @@ struct SundialsErrorSink {
     sink->last_message =
         std::string(module) + "::" + function + " (" + std::to_string(code) + "): " + msg;
   }
+  /// True if a SUNDIALS call succeeded (flag >= 0); else false with `error` = "<call>
+  /// failed: " and SUNDIALS' last message, or the flag's name (flag_name, e.g.
+  /// IDAGetReturnFlagName) when there is none.
+  bool Check(int flag, const char* call, char* (*flag_name)(long), std::string& error) const {
+    if (flag >= 0) return true;
+    error =
+        std::string(call) + " failed: " + (last_message.empty() ? flag_name(flag) : last_message);
+    return false;
+  }
 };
 
 }  // namespace mbb
