@@ -2,6 +2,7 @@
 // exists) and the method registry (step control, order, constraint levels kept, parameters).
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 
@@ -9,6 +10,7 @@
 #include "harness/commands.h"
 #include "harness/reference_store.h"
 #include "harness/runner.h"
+#include "problems/format.h"
 
 namespace mbb {
 
@@ -81,14 +83,100 @@ int CmdList(const std::string& what) {
   return kExitOk;
 }
 
+// `mbbench list problems ID`: one problem's parameters (defaults, choices, ranges), its shape,
+// horizon and default step, outputs, default methods and reference (with its provenance).
+int CmdListProblem(const std::string& id) {
+  const ProblemEntry& e = FindProblem(id);
+  const Problem p = BuildProblem(e.id, ParameterSet());
+  const RunRecord shape = DescribeRun({p, &FindMethod("ida"), {}, {}, {}, {}});
+  std::printf("%s: %s\nsource: %s\n", e.id.c_str(), e.summary.c_str(), e.source.c_str());
+  std::printf("n = %d, m = %d, dof = %d; horizon %g s, default h = %g s\n", shape.n, shape.m,
+              shape.dof, p.t_end - p.t0, p.h_default);
+  std::printf("parameters (--param K=V):\n");
+  if (e.parameters.empty()) std::printf("  none\n");
+  for (const ParameterSpec& spec : e.parameters) {
+    std::string allowed;
+    for (const auto& c : spec.choices) allowed += (allowed.empty() ? " {" : "|") + c;
+    if (!allowed.empty()) allowed += "}";
+    if (std::isfinite(spec.min) || std::isfinite(spec.max))
+      allowed += " in [" +
+                 (std::isfinite(spec.min) ? FormatNumber(spec.min) : std::string("-inf")) + ", " +
+                 (std::isfinite(spec.max) ? FormatNumber(spec.max) : std::string("inf")) + "]";
+    if (spec.integer) allowed += " (whole)";
+    std::printf("  %s=%s%s  %s\n", spec.name.c_str(),
+                spec.default_value.empty() ? "(unset)" : spec.default_value.c_str(),
+                allowed.c_str(), spec.description.c_str());
+  }
+  std::string outputs, methods;
+  for (const auto& o : p.output_names) outputs += (outputs.empty() ? "" : ", ") + o;
+  for (const auto& m : p.default_methods) methods += (methods.empty() ? "" : ", ") + m;
+  std::printf("outputs: %s\ndefault methods: %s\n", outputs.empty() ? "none" : outputs.c_str(),
+              methods.empty() ? "none" : methods.c_str());
+  const std::optional<Reference> reference = FindAnyReference(p);
+  if (reference)
+    std::printf("reference (default parameters): %s, %g digits, up to t = %g s\n  %s\n",
+                reference->id.c_str(), reference->digits, reference->t_max,
+                reference->provenance.c_str());
+  else
+    std::printf("reference (default parameters): none found\n");
+  return kExitOk;
+}
+
+// `mbbench list papers`: the five papers as docs/REFERENCES.md records them; only what the
+// paper's own text prints (or its first page confirmed) is stated, the rest is described.
+int CmdListPapers() {
+  struct Paper {
+    const char *key, *cite, *subject, *doi;
+  };
+  static const Paper papers[] = {
+      {"000", "title and authors not in the text; Multibody System Dynamics, 2023",
+       "minimal-coordinate integration with a continued QR tangent subspace",
+       "10.1007/s11044-023-09882-z"},
+      {"001", "title and authors not in the text; Meccanica, 2021",
+       "Newmark integration in the tangent manifold of the constraints",
+       "10.1007/s11012-021-01433-0"},
+      {"002",
+       "P. Betsch, S. Leyendecker, The discrete null space method for the energy consistent "
+       "integration of constrained mechanical systems. Part II: Multibody dynamics, Int. J. "
+       "Numer. Meth. Engng 67 (2006) 499-552",
+       "discrete null space energy-momentum scheme on directors", "10.1002/nme.1639"},
+      {"003",
+       "W. Blajer, W. Schiehlen, W. Schirm, A projective criterion to the coordinate "
+       "partitioning method for multibody dynamics, Archive of Applied Mechanics 64 (1994) 86-98",
+       "coordinate partitioning with the projective criterion", "10.1007/BF00789100"},
+      {"004",
+       "M. Arnold, A recursive multibody formalism for systems with small mass and inertia "
+       "terms, Mechanical Sciences 4 (2013) 221-231 (journal, pages and DOI from the "
+       "publisher's record, not checked against a copy)",
+       "recursive O(N) formalism for zero-mass bodies (pseudo-inverse recursion)",
+       "10.5194/ms-4-221-2013"}};
+  for (const Paper& p : papers)
+    std::printf("[%s] %s\n      %s%s%s\n", p.key, p.cite, p.subject, *p.doi ? "; doi:" : "", p.doi);
+  std::printf("(docs/REFERENCES.md says which fields each paper's text prints)\n");
+  return kExitOk;
+}
+
 }  // namespace
 
 Command ListCommand(CLI::App& app) {
-  auto what = std::make_shared<std::string>("all");
-  CLI::App* list = app.add_subcommand("list", "list problems (n, m, DOF, reference) and methods");
-  list->add_option("what", *what, "what to list")
-      ->check(CLI::IsMember({"all", "problems", "methods"}));
-  return {list, [what] { return CmdList(*what); }};
+  struct Options {
+    std::string what = "all", id;
+  };
+  auto o = std::make_shared<Options>();
+  CLI::App* list = app.add_subcommand(
+      "list",
+      "list problems (n, m, DOF, reference), methods and papers; `list problems ID` "
+      "for one problem's parameters, outputs and reference");
+  list->add_option("what", o->what, "what to list")
+      ->check(CLI::IsMember({"all", "problems", "methods", "papers"}));
+  list->add_option("id", o->id, "with `problems`: one problem's details");
+  return {list, [o] {
+            if (!o->id.empty() && o->what != "problems")
+              throw InputError("list " + o->what + " " + o->id + ": an id goes with `problems`");
+            if (!o->id.empty()) return CmdListProblem(o->id);
+            if (o->what == "papers") return CmdListPapers();
+            return CmdList(o->what);
+          }};
 }
 
 }  // namespace mbb

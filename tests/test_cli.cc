@@ -71,6 +71,14 @@ TEST_CASE("an unknown problem or method exits 2 and lists the known names", "[cl
              Catch::Contains("unknown method 'no-such-method'") && Catch::Contains("ida"));
 }
 
+TEST_CASE("list problems ID and list papers; an id elsewhere or an unknown one exits 2",
+          "[cli]") {
+  CHECK(Cli({"list", "problems", "pendulum_chain"}) == 0);
+  CHECK(Cli({"list", "papers"}) == 0);
+  CHECK(Cli({"list", "problems", "no_such_problem"}) == 2);
+  CHECK(Cli({"list", "methods", "pendulum_chain"}) == 2);
+}
+
 TEST_CASE("RegisterMethods after the registry's first use is refused", "[cli]") {
   // A program registers its methods first thing in main (docs/adding-a-method.md, "Outside
   // the tree"); later, FindMethod's references into the registry would dangle. The external
