@@ -27,7 +27,7 @@ int Count(const std::string& text, const std::string& option, long lo, long hi) 
 
 int Jobs(const std::string& text) { return text.empty() ? 1 : Count(text, "--jobs", 1, kMaxJobs); }
 
-void AddProblemOptions(CLI::App* cmd, CommonOptions& o) {
+void AddProblemOptions(CLI::App* cmd, ProblemOptions& o) {
   cmd->add_option("-p,--problem", o.problem, "catalogue problem id (mbbench list problems)");
   cmd->add_option("--model", o.model, "JSON model file instead of -p (docs/model-format.md)");
   cmd->add_option("--param", o.params, "problem parameter key=value (repeatable)")

@@ -33,14 +33,21 @@ inline constexpr long kMaxJobs = 256;
 int Jobs(const std::string& text);
 
 // The options run, stability and reference share, as given (numbers still text).
-struct CommonOptions {
-  std::string problem, model, method, h, t_end, out;
-  std::vector<std::string> params, sets;
+/// What names the problem of a run: -p or --model, --param, --t-end (run, stability,
+/// reference and fastest alike).
+struct ProblemOptions {
+  std::string problem, model, t_end;
+  std::vector<std::string> params;
+};
+
+struct CommonOptions : ProblemOptions {
+  std::string method, h, out;
+  std::vector<std::string> sets;
   bool allow_unused = false;
 };
 
 /// -p, --model, --param, --t-end.
-void AddProblemOptions(CLI::App* cmd, CommonOptions& o);
+void AddProblemOptions(CLI::App* cmd, ProblemOptions& o);
 /// -m, --set, --h, --allow-unused.
 void AddMethodOptions(CLI::App* cmd, CommonOptions& o);
 

@@ -317,14 +317,7 @@ CLI::App* AddFastestCommand(CLI::App& app, FastestOptions& o) {
   CLI::App* cmd = app.add_subcommand("fastest",
                                      "per method, the cheapest step size or tolerance meeting "
                                      "accuracy criteria (docs/fastest.md)");
-  cmd->add_option("-p,--problem", o.problem, "catalogue problem id (mbbench list problems)");
-  cmd->add_option("--model", o.model, "JSON model file instead of -p (docs/model-format.md)");
-  cmd->add_option("--param", o.params, "problem parameter key=value (repeatable)")
-      ->type_name("K=V")
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  cmd->add_option("--t-end", o.t_end, "end time, s (default: the problem's horizon)")
-      ->type_name("T");
+  AddProblemOptions(cmd, o);
   cmd->add_option("-m,--method", o.methods, "method to search (repeatable; default: every method)")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);

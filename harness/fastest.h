@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/cli_options.h"
 #include "harness/runner.h"
 
 namespace CLI {
@@ -20,9 +21,9 @@ class App;
 namespace mbb {
 
 /// What the command line gives.
-struct FastestOptions {
-  std::string problem, model, t_end, out, repeats, max_steps, bisections, budget;
-  std::vector<std::string> params, methods, criteria, sets;
+struct FastestOptions : ProblemOptions {
+  std::string out, repeats, max_steps, bisections, budget;
+  std::vector<std::string> methods, criteria, sets;
 };
 
 /// Adds the `fastest` subcommand with its options bound to `o`.

@@ -11,25 +11,10 @@
 #include "problems/model/formulation.h"
 #include "problems/problem.h"
 #include "tests/forwarding_dae.h"
+#include "tests/problem_variants.h"
 
 namespace mbb {
 namespace {
-
-// Every catalogue problem in every form a choice parameter selects.
-std::vector<std::pair<std::string, ParameterSet>> AllProblemVariants() {
-  std::vector<std::pair<std::string, ParameterSet>> variants;
-  for (const auto& entry : ProblemCatalogue()) {
-    variants.push_back({entry.id, ParameterSet()});
-    for (const auto& spec : entry.parameters)
-      for (const auto& choice : spec.choices)
-        if (choice != spec.default_value) {
-          ParameterSet p;
-          p.Set(spec.name, choice);
-          variants.push_back({entry.id, p});
-        }
-  }
-  return variants;
-}
 
 // A deterministic state off the constraint manifold (derivatives hold everywhere).
 void PerturbedState(const Problem& p, Vector& q, Vector& v, Vector& lambda) {

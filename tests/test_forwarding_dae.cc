@@ -13,24 +13,10 @@
 
 #include "problems/problem.h"
 #include "tests/forwarding_dae.h"
+#include "tests/problem_variants.h"
 
 namespace mbb {
 namespace {
-
-std::vector<std::pair<std::string, ParameterSet>> AllProblemVariants() {
-  std::vector<std::pair<std::string, ParameterSet>> variants;
-  for (const auto& entry : ProblemCatalogue()) {
-    variants.push_back({entry.id, ParameterSet()});
-    for (const auto& spec : entry.parameters)
-      for (const auto& choice : spec.choices)
-        if (choice != spec.default_value) {
-          ParameterSet p;
-          p.Set(spec.name, choice);
-          variants.push_back({entry.id, p});
-        }
-  }
-  return variants;
-}
 
 using Values = std::vector<double>;
 
