@@ -13,17 +13,12 @@
 #include "harness/file_names.h"
 #include "harness/mann_whitney.h"
 #include "harness/report_analysis.h"
+#include "problems/format.h"
 #include "problems/parameters.h"
 
 namespace mbb {
 
 namespace {
-
-std::string Fmt(const char* format, double x) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, format, x);
-  return buffer;
-}
 
 // What pairs two runs: the problem with its parameters, the method with all its (resolved)
 // parameters and, unless ignored, the step and tolerances, to every digit.
@@ -34,7 +29,7 @@ std::string RunKey(const ResultSummary& r, bool ignore_settings) {
   for (const auto& [k, v] : r.method_parameters) key += " " + k + "=" + v;
   if (!ignore_settings)
     for (const auto& [name, value] : {std::pair{"h", r.h}, {"rtol", r.rtol}, {"atol", r.atol}})
-      key += std::string(" ") + name + "=" + (value ? Fmt("%.17g", *value) : "-");
+      key += std::string(" ") + name + "=" + (value ? FormatWith("%.17g", *value) : "-");
   return key;
 }
 
@@ -182,7 +177,7 @@ CLI::App* AddCompareCommand(CLI::App& app, CompareOptions& o) {
 namespace {
 
 std::string Cell(const std::optional<double>& x, const char* format) {
-  return x ? Fmt(format, *x) : std::string("-");
+  return x ? FormatWith(format, *x) : std::string("-");
 }
 
 void PrintComparison(const Comparison& c) {
@@ -205,11 +200,12 @@ void PrintComparison(const Comparison& c) {
     if (r.median_a && r.median_b && *r.median_a > 0.0) change = *r.median_b / *r.median_a - 1.0;
     std::string accuracy = r.accuracy;
     if (r.error_a && r.error_b)
-      accuracy += " (" + Fmt("%.2e", *r.error_a) + " -> " + Fmt("%.2e", *r.error_b) + ")";
+      accuracy +=
+          " (" + FormatWith("%.2e", *r.error_a) + " -> " + FormatWith("%.2e", *r.error_b) + ")";
     std::printf("%-*s %-*s %-*s %11s %11s %8s %7s %-22s %s\n", p, r.problem.c_str(), cw,
                 r.configuration.c_str(), s, settings.c_str(), Cell(r.median_a, "%.3g").c_str(),
                 Cell(r.median_b, "%.3g").c_str(),
-                change ? Fmt("%+.1f%%", 100.0 * *change).c_str() : "-",
+                change ? FormatWith("%+.1f%%", 100.0 * *change).c_str() : "-",
                 Cell(r.p_value, "%.3f").c_str(), r.timing.c_str(), accuracy.c_str());
   }
   for (const auto& a : c.ambiguous)

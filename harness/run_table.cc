@@ -4,19 +4,12 @@
 #include <cstdio>
 
 #include "harness/report_analysis.h"
+#include "problems/format.h"
 
 namespace mbb {
 
-namespace {
-std::string Fmt(const char* format, double x) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, format, x);
-  return buffer;
-}
-}  // namespace
-
 std::string Cell(const std::optional<double>& x, const char* format) {
-  return x ? Fmt(format, *x) : std::string("-");
+  return x ? FormatWith(format, *x) : std::string("-");
 }
 
 namespace {
@@ -26,9 +19,9 @@ namespace {
 std::string SettingsCell(const RunRecord& r) {
   std::string s;
   if (r.h && !r.rtol)
-    s = "h=" + Fmt("%.3g", *r.h);
+    s = "h=" + FormatWith("%.3g", *r.h);
   else if (r.rtol)
-    s = "rtol=" + Fmt("%.3g", *r.rtol);
+    s = "rtol=" + FormatWith("%.3g", *r.rtol);
   const std::string parameters = NonDefaultParameters(r.method_id, r.method_parameters);
   if (!parameters.empty()) s += (s.empty() ? "" : " ") + parameters;
   return s.empty() ? "-" : s;

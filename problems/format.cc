@@ -34,4 +34,10 @@ std::string OneLine(const std::string& text) {
   return out;
 }
 
+std::string FormatWith(const char* format, double x) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, format, x);
+  return buffer;
+}
+
 }  // namespace mbb

@@ -12,6 +12,9 @@ namespace mbb {
 /// shorter; no trailing zeros), the exponent without '+' or leading zeros ("2.5e-7", "1e12").
 std::string FormatNumber(double x, int significant = 6);
 
+/// x printed with a printf `format` of one double ("%.3g", "%8.2e"): the tables' cells.
+std::string FormatWith(const char* format, double x);
+
 /// `text` on one line, runs of whitespace (newlines, tabs, spaces) collapsed to one space and
 /// trimmed: a library's multi-line message (SimTK exceptions, MuJoCo's compiler errors) for
 /// a result's message and the tables that quote it.
