@@ -27,8 +27,14 @@ int Count(const std::string& text, const std::string& option, long lo, long hi) 
 
 int Jobs(const std::string& text) { return text.empty() ? 1 : Count(text, "--jobs", 1, kMaxJobs); }
 
-void AddProblemOptions(CLI::App* cmd, ProblemOptions& o) {
-  cmd->add_option("-p,--problem", o.problem, "catalogue problem id (mbbench list problems)");
+void AddProblemOptions(CLI::App* cmd, ProblemOptions& o, bool several) {
+  if (several)
+    cmd->add_option("-p,--problem", o.problems,
+                    "catalogue problem id (mbbench list problems); repeatable")
+        ->expected(1)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  else
+    cmd->add_option("-p,--problem", o.problem, "catalogue problem id (mbbench list problems)");
   cmd->add_option("--model", o.model, "JSON model file instead of -p (docs/model-format.md)");
   cmd->add_option("--param", o.params, "problem parameter key=value (repeatable)")
       ->type_name("K=V")
@@ -38,8 +44,13 @@ void AddProblemOptions(CLI::App* cmd, ProblemOptions& o) {
       ->type_name("T");
 }
 
-void AddMethodOptions(CLI::App* cmd, CommonOptions& o) {
-  cmd->add_option("-m,--method", o.method, "method name (mbbench list methods)");
+void AddMethodOptions(CLI::App* cmd, CommonOptions& o, bool several) {
+  if (several)
+    cmd->add_option("-m,--method", o.methods, "method name (mbbench list methods); repeatable")
+        ->expected(1)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  else
+    cmd->add_option("-m,--method", o.method, "method name (mbbench list methods)");
   cmd->add_option("--set", o.sets,
                   "method parameter or setting key=value: h, rtol, atol, scheme=..., "
                   "formulation=... (repeatable)")

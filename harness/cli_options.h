@@ -38,18 +38,22 @@ int Jobs(const std::string& text);
 struct ProblemOptions {
   std::string problem, model, t_end;
   std::vector<std::string> params;
+  std::vector<std::string> problems;  // -p given several times (`run` only)
 };
 
 struct CommonOptions : ProblemOptions {
   std::string method, h, out;
   std::vector<std::string> sets;
+  std::vector<std::string> methods;  // -m given several times (`run` only)
   bool allow_unused = false;
 };
 
 /// -p, --model, --param, --t-end.
-void AddProblemOptions(CLI::App* cmd, ProblemOptions& o);
+/// `several`: -p is repeatable (into `problems`), as `run` takes it.
+void AddProblemOptions(CLI::App* cmd, ProblemOptions& o, bool several = false);
 /// -m, --set, --h, --allow-unused.
-void AddMethodOptions(CLI::App* cmd, CommonOptions& o);
+/// `several`: -m is repeatable (into `methods`), as `run` takes it.
+void AddMethodOptions(CLI::App* cmd, CommonOptions& o, bool several = false);
 
 struct RunOptions {
   RunSpec spec;

@@ -23,23 +23,34 @@ namespace {
 // that needs longer records `failed` with the time reached (docs/reports.md).
 constexpr double kAllMethodsTimeLimit = 20.0;
 
-// --all-methods: every registered method on every catalogue problem (or on -p PROBLEM) at the
-// problem's default step or the default tolerances; a method that cannot run a problem
-// records not_applicable with its reason. The report's first table is this grid.
-int RunAllMethods(RunOptions o, int jobs, bool progress) {
-  if (o.has_method) throw InputError("run: --all-methods and -m: give one of them");
+// Names given twice (`-m ida -m ida`) would write one result file twice: refused.
+void RefuseRepeats(const std::vector<std::string>& names, const char* option) {
+  for (size_t i = 0; i < names.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (names[i] == names[j])
+        throw InputError(std::string("run: ") + option + " " + names[i] + " given twice");
+}
+
+// --all-methods: every registered method (or those -m names) on every catalogue problem (or
+// those -p names) at the problem's default step or the default tolerances; a method that
+// cannot run a problem records not_applicable with its reason. The report's first table is
+// this grid.
+int RunAllMethods(RunOptions o, std::vector<std::string> problems,
+                  const std::vector<std::string>& methods, int jobs, bool progress) {
   if (!o.spec.model_file.empty())
     throw InputError("run: --all-methods works on -p or the catalogue");
   // The grid must finish in minutes: a cell slower than this records `failed` (time limit).
   if (!o.time_limit_given) o.spec.time_limit_s = kAllMethodsTimeLimit;
-  std::vector<std::string> problems;
-  if (o.has_problem)
-    problems.push_back(o.spec.problem);
-  else
+  if (problems.empty())
     for (const auto& entry : ProblemCatalogue()) problems.push_back(entry.id);
+  for (const auto& problem : problems) FindProblem(problem);  // unknown: exit 2 now
+  for (const auto& method : methods) FindMethod(method);
   std::vector<BatchItem> items;
   for (const auto& problem : problems)
     for (const auto& method : MethodRegistry()) {
+      if (!methods.empty() &&
+          std::find(methods.begin(), methods.end(), method.name) == methods.end())
+        continue;
       BatchItem item{o.spec, problem + "_" + method.name};
       item.spec.problem = problem;
       item.spec.method = method.name;
@@ -48,10 +59,58 @@ int RunAllMethods(RunOptions o, int jobs, bool progress) {
   return RunBatch(items, o.out, "all methods", jobs, false, ShowProgress(progress));
 }
 
-int CmdRun(const CommonOptions& common, bool series, const std::string& repeats,
+// The embedded default catalogue: every problem with its default methods.
+int RunDefaultCatalogue(const RunOptions& o, int jobs, bool progress) {
+  if (o.has_method || !o.spec.problem_parameters.values().empty())
+    throw InputError("run: -m and --param need -p PROBLEM");
+  std::vector<BatchItem> items;
+  for (const auto& entry : ProblemCatalogue()) {
+    const Problem p = BuildProblem(entry.id, ParameterSet());
+    for (const auto& method : p.default_methods) {
+      BatchItem item{o.spec, entry.id + "_" + method};
+      item.spec.problem = entry.id;
+      item.spec.method = method;
+      items.push_back(item);
+    }
+  }
+  return RunBatch(items, o.out, "default catalogue", jobs, false, ShowProgress(progress));
+}
+
+// Every given problem (or the model file) with every given method (or its default methods);
+// every run is resolved before any runs (bad input exits 2 first).
+int RunProblemsWithMethods(RunOptions o, std::vector<std::string> problems,
+                           const std::vector<std::string>& methods, int jobs, bool progress) {
+  if (problems.empty()) problems.push_back(o.spec.problem);  // one -p, or the model file
+  std::vector<BatchItem> items;
+  for (const auto& problem : problems) {
+    RunSpec spec = o.spec;
+    spec.problem = problem;
+    if (!spec.model_file.empty()) spec.problem = BuildSpecProblem(spec).id;  // names the files
+    const std::vector<std::string> chosen =
+        methods.empty() ? BuildSpecProblem(spec).default_methods : methods;
+    for (const auto& method : chosen) {
+      BatchItem item{spec, spec.problem + "_" + method};
+      item.spec.method = method;
+      ResolveRun(item.spec);
+      items.push_back(item);
+    }
+  }
+  const std::string name =
+      problems.size() == 1 && !items.empty() ? items[0].spec.problem : std::string("run");
+  return RunBatch(items, o.out, name, jobs, false, ShowProgress(progress));
+}
+
+int CmdRun(CommonOptions common, bool series, const std::string& repeats,
            const std::string& jobs_text, bool progress, bool all_methods,
            const std::string& time_limit) {
+  RefuseRepeats(common.problems, "-p");
+  RefuseRepeats(common.methods, "-m");
+  if (common.problems.size() == 1) common.problem = common.problems[0];
+  if (common.methods.size() == 1) common.method = common.methods[0];
+  const bool several_problems = common.problems.size() > 1;
   RunOptions o = ToRunOptions(common, "results/latest");
+  if (several_problems && !common.model.empty())
+    throw InputError("give either -p PROBLEM or --model FILE, not both");
   o.spec.series = series;
   if (!time_limit.empty()) {
     o.spec.time_limit_s = TimeLimit(time_limit);
@@ -59,40 +118,13 @@ int CmdRun(const CommonOptions& common, bool series, const std::string& repeats,
   }
   if (!repeats.empty()) o.spec.repeats = Count(repeats, "--repeats", 0, 1000);
   const int jobs = Jobs(jobs_text);
-  if (all_methods) return RunAllMethods(o, jobs, progress);
-  if (!o.has_problem) {
-    // The embedded default catalogue: every problem with its default methods.
-    if (o.has_method || !o.spec.problem_parameters.values().empty())
-      throw InputError("run: -m and --param need -p PROBLEM");
-    std::vector<BatchItem> items;
-    for (const auto& entry : ProblemCatalogue()) {
-      const Problem p = BuildProblem(entry.id, ParameterSet());
-      for (const auto& method : p.default_methods) {
-        BatchItem item{o.spec, entry.id + "_" + method};
-        item.spec.problem = entry.id;
-        item.spec.method = method;
-        items.push_back(item);
-      }
-    }
-    return RunBatch(items, o.out, "default catalogue", jobs, false, ShowProgress(progress));
+  if (all_methods) return RunAllMethods(o, common.problems, common.methods, jobs, progress);
+  if (!o.has_problem && !several_problems) {
+    if (!common.methods.empty()) throw InputError("run: -m and --param need -p PROBLEM");
+    return RunDefaultCatalogue(o, jobs, progress);
   }
-  std::vector<std::string> methods;
-  if (o.has_method) {
-    methods.push_back(o.spec.method);
-  } else {
-    methods = BuildSpecProblem(o.spec).default_methods;
-  }
-  if (!o.spec.model_file.empty()) {
-    o.spec.problem = BuildSpecProblem(o.spec).id;  // names the result files
-  }
-  std::vector<BatchItem> items;
-  for (const auto& method : methods) {
-    BatchItem item{o.spec, o.spec.problem + "_" + method};
-    item.spec.method = method;
-    ResolveRun(item.spec);  // bad input exits 2 before anything runs
-    items.push_back(item);
-  }
-  return RunBatch(items, o.out, o.spec.problem, jobs, false, ShowProgress(progress));
+  return RunProblemsWithMethods(o, several_problems ? common.problems : std::vector<std::string>{},
+                                common.methods, jobs, progress);
 }
 
 struct RunCommandOptions {
@@ -163,8 +195,8 @@ Command RunCommand(CLI::App& app) {
       "run",
       "run one problem with one method (or its default methods); with no -p and no "
       "--model, the embedded default catalogue");
-  AddProblemOptions(run, o->common);
-  AddMethodOptions(run, o->common);
+  AddProblemOptions(run, o->common, /*several=*/true);
+  AddMethodOptions(run, o->common, /*several=*/true);
   run->add_option("--out", o->common.out, "result directory (default results/latest)");
   run->add_flag("--series", o->series, "also write the time series (CSV) of every run");
   run->add_option("--repeats", o->repeats, "timed repeats after the instrumented run (default 5)")
@@ -176,8 +208,8 @@ Command RunCommand(CLI::App& app) {
                   "none; 20 with --all-methods)")
       ->type_name("SECONDS");
   run->add_flag("--all-methods", o->all_methods,
-                "every registered method on every problem (or on -p PROBLEM) at its default "
-                "step or tolerance; not_applicable cells record why");
+                "every registered method (or those -m names) on every problem (or those -p "
+                "names) at its default step or tolerance; not_applicable cells record why");
   run->add_flag("--progress", o->progress,
                 "progress lines on stderr even when it is not a terminal (at most one per 2 s)");
   return {run, [o] {

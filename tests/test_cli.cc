@@ -1,12 +1,14 @@
 // Bad usage and bad input exit 2 with a message naming the argument, key or name.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "harness/cli.h"
 #include "harness/json_io.h"
-#include "harness/sweep_file.h"
 #include "harness/runner.h"
+#include "harness/sweep_file.h"
+#include "tests/scratch_directory.h"
 
 namespace mbb {
 namespace {
@@ -71,12 +73,39 @@ TEST_CASE("an unknown problem or method exits 2 and lists the known names", "[cl
              Catch::Contains("unknown method 'no-such-method'") && Catch::Contains("ida"));
 }
 
-TEST_CASE("list problems ID and list papers; an id elsewhere or an unknown one exits 2",
-          "[cli]") {
+TEST_CASE("list problems ID and list papers; an id elsewhere or an unknown one exits 2", "[cli]") {
   CHECK(Cli({"list", "problems", "pendulum_chain"}) == 0);
   CHECK(Cli({"list", "papers"}) == 0);
   CHECK(Cli({"list", "problems", "no_such_problem"}) == 2);
   CHECK(Cli({"list", "methods", "pendulum_chain"}) == 2);
+}
+
+TEST_CASE("run takes several -p and -m; --all-methods keeps the ones named", "[cli]") {
+  namespace fs = std::filesystem;
+  const fs::path out = ScratchDirectory("cli_several");
+  auto results = [](const fs::path& dir) {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir))
+      if (e.path().extension() == ".json" && e.path().filename() != "index.json")
+        names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+  };
+  CHECK(Cli({"run", "-p", "planar_pendulum", "-p", "physical_pendulum", "-m", "odeint-rk4", "-m",
+             "odeint-dopri5", "--t-end", "0.1", "--repeats", "0", "--out",
+             (out / "both").string()}) == 0);
+  CHECK(results(out / "both") == std::vector<std::string>{"physical_pendulum_odeint-dopri5.json",
+                                                          "physical_pendulum_odeint-rk4.json",
+                                                          "planar_pendulum_odeint-dopri5.json",
+                                                          "planar_pendulum_odeint-rk4.json"});
+  CHECK(Cli({"run", "--all-methods", "-p", "planar_pendulum", "-m", "odeint-rk4", "-m", "ida",
+             "--t-end", "0.1", "--repeats", "0", "--out", (out / "grid").string()}) == 0);
+  CHECK(results(out / "grid") ==
+        std::vector<std::string>{"planar_pendulum_ida.json", "planar_pendulum_odeint-rk4.json"});
+  // The same name twice would write one file twice; -m alone has no problem to run.
+  CHECK(Cli({"run", "-p", "planar_pendulum", "-m", "ida", "-m", "ida"}) == 2);
+  CHECK(Cli({"run", "-m", "ida", "-m", "odeint-rk4"}) == 2);
+  CHECK(Cli({"run", "--all-methods", "-p", "planar_pendulum", "-m", "no-such-method"}) == 2);
 }
 
 TEST_CASE("RegisterMethods after the registry's first use is refused", "[cli]") {
