@@ -227,7 +227,6 @@ TEST_CASE("counts must be whole numbers in range", "[cli]") {
   CHECK(Cli({"run", "-p", "planar_pendulum", "-m", "ida", "--repeats", "-1"}) == 2);
   CHECK(Cli({"run", "-p", "planar_pendulum", "-m", "ida", "--repeats", "2.7"}) == 2);
   CHECK(Cli({"sweep", "x.json", "--shard", "0.5/2"}) == 2);
-  CHECK(Cli({"run", "-p", "planar_pendulum", "-m", "ida", "-m", "odeint-rk4"}) == 2);
 }
 
 TEST_CASE("every committed experiment file resolves: valid runs, no unused setting", "[cli]") {
