@@ -359,7 +359,9 @@ ResultDocument ResultDocumentFromJson(const std::string& text, const std::string
   r.final_state = ReadFinalState(d);
   for (const auto& [name, value] : d.Object("outputs").items())
     r.outputs[name] = MeasuredValue(d, value, "outputs." + name);
-  r.outputs_meaningful = d.Boolean("outputs_meaningful", false);
+  // Results written before the key existed: an ok run's outputs count as meaningful (the
+  // report marks nothing it cannot know), any other run's do not, as the writer decides.
+  r.outputs_meaningful = d.Boolean("outputs_meaningful", r.status == "ok");
   r.context = ReadContext(d);
   r.load_average = ReadLoadAverage(d);
   r.series = d.OptionalString("series");

@@ -11,8 +11,9 @@
 #include "harness/configuration.h"
 #include "harness/json_io.h"
 #include "harness/result_document.h"
-#include "harness/stability_document.h"
+#include "harness/result_summary.h"
 #include "harness/stability.h"
+#include "harness/stability_document.h"
 #include "run_spec.h"
 
 using namespace mbb;
@@ -104,4 +105,17 @@ TEST_CASE("every committed baseline reads back without losing a key", "[results]
     ++documents;
   }
   CHECK(documents > 50);
+}
+
+// A result written before `outputs_meaningful` existed (andrews_squeezer_ida.json, an ok run)
+// reads as meaningful: the report's "ok (inaccurate)" marker needs evidence, and an absent key
+// is none. The same document with the key false reads as false.
+TEST_CASE("an ok result without outputs_meaningful counts as meaningful", "[results][documents]") {
+  const fs::path path = fs::path(MBBENCH_BASELINES_DIR) / "andrews_squeezer_ida.json";
+  json j = json::parse(Text(path));
+  REQUIRE(j.at("status") == "ok");
+  REQUIRE_FALSE(j.contains("outputs_meaningful"));
+  CHECK(ParseResultSummaryText(j.dump(), path.string()).outputs_meaningful);
+  j["outputs_meaningful"] = false;
+  CHECK_FALSE(ParseResultSummaryText(j.dump(), path.string()).outputs_meaningful);
 }
