@@ -11,12 +11,12 @@
 #include <cstdint>
 #include <string>
 
-#include "harness/export.h"
 #include "harness/configuration.h"
+#include "harness/export.h"
 #include "harness/json_io.h"
-#include "harness/result_summary.h"
 #include "harness/paper_claims.h"
 #include "harness/regression.h"
+#include "harness/result_summary.h"
 
 namespace {
 

@@ -10,9 +10,9 @@
 #include <string>
 
 #include "harness/json_io.h"
-#include "harness/result_summary.h"
 #include "harness/paper_claims.h"
 #include "harness/regression.h"
+#include "harness/result_summary.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

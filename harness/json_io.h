@@ -15,8 +15,8 @@
 
 #include "harness/atomic_file.h"
 #include "harness/result_document.h"
-#include "harness/stability_document.h"
 #include "harness/run_record.h"
+#include "harness/stability_document.h"
 
 namespace mbb {
 

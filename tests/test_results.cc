@@ -9,11 +9,11 @@
 
 #include "harness/cli.h"
 #include "harness/json_io.h"
-#include "harness/result_summary.h"
-#include "harness/sweep_file.h"
 #include "harness/reference_maker.h"
 #include "harness/regression.h"
+#include "harness/result_summary.h"
 #include "harness/runner.h"
+#include "harness/sweep_file.h"
 
 namespace mbb {
 namespace {
