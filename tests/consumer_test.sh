@@ -7,9 +7,7 @@ source_dir=$2
 # A sanitized build (MBBENCH_SANITIZE) installs instrumented libraries: the consumer links
 # the sanitizer runtimes too (third argument: extra linker flags).
 link_flags=${3:-}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cmake --install "$build_dir" --prefix "$work/prefix" >/dev/null
+. "$(dirname "$0")/temp_install.sh" "$build_dir"  # $work, this build in $work/prefix
 cp -r "$source_dir/examples/consumer" "$work/consumer"
 cmake -S "$work/consumer" -B "$work/consumer/build" -DCMAKE_PREFIX_PATH="$work/prefix" \
   -DCMAKE_BUILD_TYPE=Release -DCMAKE_EXE_LINKER_FLAGS="$link_flags" >/dev/null

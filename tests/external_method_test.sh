@@ -11,9 +11,7 @@ source_dir=$2
 # A sanitized build (MBBENCH_SANITIZE) installs instrumented libraries: the example links
 # the sanitizer runtimes too (third argument: extra linker flags).
 link_flags=${3:-}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cmake --install "$build_dir" --prefix "$work/prefix" >/dev/null
+. "$(dirname "$0")/temp_install.sh" "$build_dir"  # $work, this build in $work/prefix
 cp -r "$source_dir/examples/external_method" "$work/src"
 build() {  # build TARGET [cmake options]
   cmake -S "$work/src" -B "$work/build" -DCMAKE_PREFIX_PATH="$work/prefix" \

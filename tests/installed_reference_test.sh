@@ -8,9 +8,7 @@
 set -euo pipefail
 build_dir=$1
 built_mbbench=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cmake --install "$build_dir" --prefix "$work/prefix" >/dev/null
+. "$(dirname "$0")/temp_install.sh" "$build_dir"  # $work, this build in $work/prefix
 mbbench=$work/prefix/bin/mbbench
 unset MBBENCH_REFERENCE_DIR
 export MBBENCH_NO_SOURCE_REFERENCE=1 HOME=$work/home XDG_DATA_HOME=
