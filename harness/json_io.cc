@@ -173,13 +173,7 @@ std::string FileNameOf(const std::string& path) { return path.substr(path.find_l
 
 BaselineValues BaselineValuesOf(const ResultDocument& d) {
   BaselineValues b;
-  IdentityInto(d.run, b);
-  b.h = d.h;
-  b.rtol = d.rtol;
-  b.atol = d.atol;
-  b.t_end = d.t_end;
-  b.status = d.status;
-  b.steps = d.metrics.steps;
+  RunInto(d, b);
   if (d.final_state)
     for (const Measured& x : d.final_state->q) b.final_q.push_back(x.value_or(std::nan("")));
   for (const auto& [name, value] : d.outputs)

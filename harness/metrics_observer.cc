@@ -58,7 +58,7 @@ MetricsObserver::MetricsObserver(const Problem& problem, const Reference* refere
 }
 
 void MetricsObserver::KeepSeriesRow(const StepSample& s, double pos_res, double vel_res,
-                                    double balance, double acc_res, bool momenta) {
+                                    double balance, double acc_res) {
   SeriesRow row;
   row.t = s.t;
   row.q.assign(s.q.data(), s.q.data() + s.q.size());
@@ -72,7 +72,7 @@ void MetricsObserver::KeepSeriesRow(const StepSample& s, double pos_res, double 
   row.energy_balance = balance;
   row.acceleration_residual = acc_res;
   if (s.lambda) row.lambda.assign(s.lambda->data(), s.lambda->data() + s.lambda->size());
-  if (momenta)
+  if (has_momenta_)  // this sample's, computed in OnStep
     row.momentum = {linear_[0], linear_[1], linear_[2], angular_[0], angular_[1], angular_[2]};
   series_.push_back(std::move(row));
 }
@@ -167,8 +167,7 @@ void MetricsObserver::OnStep(const StepSample& s) {
   }
   max_q_deviation_ = std::max(max_q_deviation_, (s.q - problem_.q0).lpNorm<Eigen::Infinity>());
   max_velocity_ = std::max(max_velocity_, s.v.lpNorm<Eigen::Infinity>());
-  const bool momenta = has_momenta_;
-  if (momenta) {
+  if (has_momenta_) {
     dae.CalcMomenta(*ws_, s.q, s.v, linear_, angular_);
     TrackMomenta();
   }
@@ -182,7 +181,7 @@ void MetricsObserver::OnStep(const StepSample& s) {
   if (reference_) CompareWithReference(s);
   if (band_) WatchBand(s);
 
-  if (keep_series_) KeepSeriesRow(s, pos_res, vel_res, balance, acc_res, momenta);
+  if (keep_series_) KeepSeriesRow(s, pos_res, vel_res, balance, acc_res);
 
   // Keep the previous and the current sample for interpolation.
   if (have_previous_) {

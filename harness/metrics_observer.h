@@ -76,7 +76,7 @@ class MetricsObserver final : public StepObserver {
   void TrackMomenta();
   // One row of the series (--series): the sample, its outputs, residuals and energy balance.
   void KeepSeriesRow(const StepSample& sample, double pos_res, double vel_res, double balance,
-                     double acc_res, bool momenta);
+                     double acc_res);
   void WatchBand(const StepSample& sample);
   double DistanceFromStart(const Vector& q) const;
   double DistanceToReference(const Vector& q, const Vector& q_ref) const;

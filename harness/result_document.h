@@ -84,6 +84,19 @@ struct ResultDocument {
 /// momentum.linear_initial.0): what reports, indexes and `export` tabulate.
 std::map<std::string, double> FlattenedMetrics(const DocumentMetrics& metrics);
 
+/// The run's identity, settings, status and step count, into any view of a result with the
+/// fields of IdentityInto and h, rtol, atol, t_end, status, steps (baseline values, summaries).
+template <typename Values>
+void RunInto(const ResultDocument& d, Values& b) {
+  IdentityInto(d.run, b);
+  b.h = d.h;
+  b.rtol = d.rtol;
+  b.atol = d.atol;
+  b.t_end = d.t_end;
+  b.status = d.status;
+  b.steps = d.metrics.steps;
+}
+
 /// The document of a run record, with the context of this process.
 ResultDocument ResultDocumentOf(const RunRecord& record, const std::string& series_file = "");
 /// The document's JSON text (2-space indent, sorted keys, a final newline).

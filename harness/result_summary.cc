@@ -172,14 +172,8 @@ ResultSummary ParseResultSummaryText(const std::string& text, const std::string&
   const ResultDocument d = ResultDocumentFromJson(text, where);
   ResultSummary r;
   r.file = where;
-  IdentityInto(d.run, r);
-  r.status = d.status;
+  RunInto(d, r);
   r.message = d.message;
-  r.h = d.h;
-  r.rtol = d.rtol;
-  r.atol = d.atol;
-  r.t_end = d.t_end;
-  r.steps = d.metrics.steps;
   if (d.metrics.wall_time) {
     r.wall_median = d.metrics.wall_time->median;
     r.wall_min = d.metrics.wall_time->min;
