@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <utility>
 
 #include "harness/file_names.h"
 #include "harness/json_io.h"
@@ -34,9 +36,6 @@ std::string Format(const char* format, double x) {
   std::snprintf(buffer, sizeof buffer, format, x);
   return buffer;
 }
-
-// A setting as text that parses back to the same double.
-std::string Exact(double x) { return Format("%.17g", x); }
 
 int WholeNumber(const std::string& text, const std::string& option, long lo, long hi) {
   const double x = ParseNumber(text, option);
@@ -78,10 +77,10 @@ FastestTrial RunTrial(const FastestSearch& search, const std::string& method,
   RunSpec spec = search.base;
   spec.method = method;
   spec.repeats = 0;
-  if (knob == "h") spec.settings.Set("h", Exact(setting));
+  if (knob == "h") spec.settings.h = setting;
   if (knob == "rtol") {
-    spec.settings.Set("rtol", Exact(setting));
-    spec.settings.Set("atol", Exact(setting * search.atol_ratio));
+    spec.settings.rtol = setting;
+    spec.settings.atol = setting * search.atol_ratio;
   }
   FastestTrial trial{setting, RunStatus::kFailed, false, 0, {}, "", knob};
   RunRecord r;
@@ -254,10 +253,10 @@ FastestResult SearchKnob(const FastestSearch& search, const std::string& method,
   RunSpec timed = search.base;
   timed.method = method;
   timed.repeats = search.repeats;
-  if (result.knob == "h") timed.settings.Set("h", Exact(*passing));
+  if (result.knob == "h") timed.settings.h = *passing;
   if (result.knob == "rtol") {
-    timed.settings.Set("rtol", Exact(*passing));
-    timed.settings.Set("atol", Exact(*passing * search.atol_ratio));
+    timed.settings.rtol = *passing;
+    timed.settings.atol = *passing * search.atol_ratio;
     result.atol = *passing * search.atol_ratio;
   }
   const RunRecord r = Execute(timed);
@@ -401,19 +400,18 @@ int CmdFastest(const FastestOptions& o) {
   FastestSearch search;
   if (o.problem.empty() == o.model.empty())
     throw InputError("fastest: give either -p PROBLEM or --model FILE");
-  search.base.problem = o.problem;
-  search.base.model_file = o.model;
-  for (const auto& a : o.params) search.base.problem_parameters.SetFromAssignment(a, "--param");
+  ApplyProblemOptions(o, search.base);
   for (const auto& a : o.sets) {
-    search.base.settings.SetFromAssignment(a, "--set");
-    for (const char* knob : {"h", "rtol", "atol"})
-      if (search.base.settings.Has(knob))
-        throw InputError(std::string("fastest: --set ") + knob +
+    ParameterSet assignment;
+    assignment.SetFromAssignment(a, "--set");
+    search.base.SetFromText(assignment, "--set");
+    const RunControls& given = search.base.settings;
+    using Given = std::pair<const char*, std::optional<double>>;
+    for (const Given& g :
+         {Given{"h", given.h}, Given{"rtol", given.rtol}, Given{"atol", given.atol}})
+      if (g.second)
+        throw InputError(std::string("fastest: --set ") + g.first +
                          " is what the search chooses; give method parameters only");
-  }
-  if (!o.t_end.empty()) {
-    search.base.t_end = ParseNumber(o.t_end, "--t-end");
-    if (!(search.base.t_end > 0.0)) throw InputError("--t-end = " + o.t_end + ": must be > 0");
   }
   search.criteria = ParseCriteria(o.criteria);
   if (!o.repeats.empty()) search.repeats = WholeNumber(o.repeats, "--repeats", 1, 1000);
