@@ -75,9 +75,12 @@ struct FastestResult {
   long steps = 0;
   std::optional<WallTimes> time;
   std::map<std::string, double> values, margins;  // margin = bound / value
-  std::string reason;                             // why it cannot pass (empty when it passed)
-  std::vector<FastestTrial> trials;               // every knob's, in search order
-  std::vector<FastestAlternative> alternatives;   // the knobs not chosen
+  /// Why it cannot pass; when it passed, empty unless the budget stopped the bisection
+  /// (then the bracket a cheaper setting may lie in).
+  std::string reason;
+  bool budget_spent = false;         // --budget ended the search (a last guard; docs/fastest.md)
+  std::vector<FastestTrial> trials;  // every knob's, in search order
+  std::vector<FastestAlternative> alternatives;  // the knobs not chosen
 };
 
 struct FastestSearch {
