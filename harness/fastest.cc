@@ -37,14 +37,6 @@ std::string Format(const char* format, double x) {
   return buffer;
 }
 
-int WholeNumber(const std::string& text, const std::string& option, long lo, long hi) {
-  const double x = ParseNumber(text, option);
-  if (x != std::floor(x) || x < static_cast<double>(lo) || x > static_cast<double>(hi))
-    throw InputError(option + " = " + text + ": must be a whole number from " + std::to_string(lo) +
-                     " to " + std::to_string(hi));
-  return static_cast<int>(x);
-}
-
 std::vector<FastestCriterion> ParseCriteria(const std::vector<std::string>& texts) {
   std::vector<FastestCriterion> criteria;
   for (const std::string& text : texts) {
@@ -513,11 +505,11 @@ int CmdFastest(const FastestOptions& o) {
                          " is what the search chooses; give method parameters only");
   }
   search.criteria = ParseCriteria(o.criteria);
-  if (!o.repeats.empty()) search.repeats = WholeNumber(o.repeats, "--repeats", 1, 1000);
+  if (!o.repeats.empty()) search.repeats = Count(o.repeats, "--repeats", 1, 1000);
   if (!o.max_steps.empty())
     // Above a run's own max_steps every trial would be refused (ResolveRun).
-    search.max_steps = WholeNumber(o.max_steps, "--max-steps", 10, RunSettings{}.max_steps);
-  if (!o.bisections.empty()) search.bisections = WholeNumber(o.bisections, "--bisections", 0, 50);
+    search.max_steps = Count(o.max_steps, "--max-steps", 10, RunSettings{}.max_steps);
+  if (!o.bisections.empty()) search.bisections = Count(o.bisections, "--bisections", 0, 50);
   if (!o.budget.empty()) {
     search.budget_s = ParseNumber(o.budget, "--budget");
     if (!(search.budget_s > 0.0)) throw InputError("--budget = " + o.budget + ": must be > 0");
