@@ -26,22 +26,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string Exact(double x) {
-  char buffer[40];
-  std::snprintf(buffer, sizeof buffer, "%.17g", x);
-  return buffer;
-}
-
 // The run a baseline records, as a spec: its problem, parameters, method and settings.
 RunSpec BaselineSpec(const BaselineValues& baseline) {
   RunSpec spec;
   spec.problem = baseline.problem;
   spec.problem_parameters = ParameterSet(baseline.problem_parameters);
   spec.method = baseline.method;
-  spec.settings = ParameterSet(baseline.method_parameters);
-  if (baseline.h) spec.settings.Set("h", Exact(*baseline.h));
-  if (baseline.rtol) spec.settings.Set("rtol", Exact(*baseline.rtol));
-  if (baseline.atol) spec.settings.Set("atol", Exact(*baseline.atol));
+  spec.method_parameters = ParameterSet(baseline.method_parameters);
+  spec.settings.h = baseline.h;
+  spec.settings.rtol = baseline.rtol;
+  spec.settings.atol = baseline.atol;
   spec.t_end = baseline.t_end;
   spec.repeats = 0;  // the check reports timings nowhere: it never judges them
   return spec;
@@ -53,7 +47,7 @@ RunSpec StabilitySpec(const StabilityBaselineValues& baseline, StabilityOptions*
   spec.problem = baseline.problem;
   spec.problem_parameters = ParameterSet(baseline.problem_parameters);
   spec.method = baseline.method;
-  spec.settings = ParameterSet(baseline.method_parameters);
+  spec.method_parameters = ParameterSet(baseline.method_parameters);
   spec.t_end = baseline.t_end;
   spec.repeats = 0;
   options->h_min = baseline.h_min;

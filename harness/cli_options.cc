@@ -68,25 +68,31 @@ double TimeLimit(const std::string& text) {
   return limit;
 }
 
+void ApplyProblemOptions(const ProblemOptions& p, RunSpec& spec) {
+  spec.problem = p.problem;
+  spec.model_file = p.model;
+  if (!p.problem.empty() && !p.model.empty())
+    throw InputError("give either -p PROBLEM or --model FILE, not both");
+  for (const auto& a : p.params) spec.problem_parameters.SetFromAssignment(a, "--param");
+  if (!p.t_end.empty()) {
+    spec.t_end = Number(p.t_end, "--t-end");
+    if (!(spec.t_end > 0.0)) throw InputError("--t-end = " + p.t_end + ": must be > 0");
+  }
+}
+
 RunOptions ToRunOptions(const CommonOptions& c, const std::string& default_out) {
   RunOptions o;
   o.out = c.out.empty() ? default_out : c.out;
-  o.spec.problem = c.problem;
-  o.spec.model_file = c.model;
   o.spec.method = c.method;
   o.has_problem = !c.problem.empty() || !c.model.empty();
   o.has_method = !c.method.empty();
-  if (!c.problem.empty() && !c.model.empty())
-    throw InputError("give either -p PROBLEM or --model FILE, not both");
-  for (const auto& a : c.params) o.spec.problem_parameters.SetFromAssignment(a, "--param");
-  for (const auto& a : c.sets) o.spec.settings.SetFromAssignment(a, "--set");
+  ApplyProblemOptions(c, o.spec);
+  ParameterSet sets;
+  for (const auto& a : c.sets) sets.SetFromAssignment(a, "--set");
+  o.spec.SetFromText(sets, "--set");
   if (!c.h.empty()) {
-    if (o.spec.settings.Has("h")) throw InputError("--h and --set h=: give the step once");
-    o.spec.settings.Set("h", c.h);
-  }
-  if (!c.t_end.empty()) {
-    o.spec.t_end = Number(c.t_end, "--t-end");
-    if (!(o.spec.t_end > 0.0)) throw InputError("--t-end = " + c.t_end + ": must be > 0");
+    if (o.spec.settings.h) throw InputError("--h and --set h=: give the step once");
+    o.spec.SetFromText("h", c.h, "--h");
   }
   o.spec.allow_unused = c.allow_unused;
   return o;

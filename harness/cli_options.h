@@ -65,6 +65,10 @@ struct RunOptions {
 /// --time-limit SECONDS: > 0 and finite (InputError naming the option otherwise).
 double TimeLimit(const std::string& text);
 
+/// -p / --model, --param and --t-end into `spec` (InputError on a malformed value, or on both
+/// -p and --model).
+void ApplyProblemOptions(const ProblemOptions& p, RunSpec& spec);
+
 /// Turns the common options into a RunSpec; throws InputError on a malformed value.
 RunOptions ToRunOptions(const CommonOptions& c, const std::string& default_out);
 

@@ -40,7 +40,7 @@ int RunAllMethods(RunOptions o, std::vector<std::string> problems,
   if (!o.spec.model_file.empty())
     throw InputError("run: --all-methods works on -p or the catalogue");
   // The grid must finish in minutes: a cell slower than this records `failed` (time limit).
-  if (!o.time_limit_given) o.spec.time_limit_s = kAllMethodsTimeLimit;
+  if (!o.time_limit_given) o.spec.settings.time_limit_s = kAllMethodsTimeLimit;
   if (problems.empty())
     for (const auto& entry : ProblemCatalogue()) problems.push_back(entry.id);
   for (const auto& problem : problems) FindProblem(problem);  // unknown: exit 2 now
@@ -113,7 +113,7 @@ int CmdRun(CommonOptions common, bool series, const std::string& repeats,
     throw InputError("give either -p PROBLEM or --model FILE, not both");
   o.spec.series = series;
   if (!time_limit.empty()) {
-    o.spec.time_limit_s = TimeLimit(time_limit);
+    o.spec.settings.time_limit_s = TimeLimit(time_limit);
     o.time_limit_given = true;
   }
   if (!repeats.empty()) o.spec.repeats = Count(repeats, "--repeats", 0, 1000);
@@ -156,7 +156,7 @@ int CmdSweep(const std::string& file, const std::string& jobs_text, const std::s
   for (size_t i = 0; i < sweep.items.size(); ++i) {
     if (static_cast<int>(i % shards) != shard) continue;  // deterministic slice
     items.push_back({sweep.items[i].spec, sweep.items[i].label});
-    if (!time_limit.empty()) items.back().spec.time_limit_s = TimeLimit(time_limit);
+    if (!time_limit.empty()) items.back().spec.settings.time_limit_s = TimeLimit(time_limit);
   }
   for (const auto& item : items) {  // validate every run before running any
     try {

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <utility>
 
 #include "harness/file_names.h"
 #include "harness/json_io.h"
@@ -35,17 +37,6 @@ std::string Format(const char* format, double x) {
   return buffer;
 }
 
-// A setting as text that parses back to the same double.
-std::string Exact(double x) { return Format("%.17g", x); }
-
-int WholeNumber(const std::string& text, const std::string& option, long lo, long hi) {
-  const double x = ParseNumber(text, option);
-  if (x != std::floor(x) || x < static_cast<double>(lo) || x > static_cast<double>(hi))
-    throw InputError(option + " = " + text + ": must be a whole number from " + std::to_string(lo) +
-                     " to " + std::to_string(hi));
-  return static_cast<int>(x);
-}
-
 std::vector<FastestCriterion> ParseCriteria(const std::vector<std::string>& texts) {
   std::vector<FastestCriterion> criteria;
   for (const std::string& text : texts) {
@@ -72,16 +63,19 @@ std::vector<FastestCriterion> ParseCriteria(const std::vector<std::string>& text
   return criteria;
 }
 
-// One run of the search: the spec with the knob set, no timing repeats.
+// One run of the search: the spec with the knob set, no timing repeats; a run of more than
+// `step_cap` steps (0: no cap) stops there, failed.
 FastestTrial RunTrial(const FastestSearch& search, const std::string& method,
-                      const std::string& knob, double setting, std::string& missing) {
+                      const std::string& knob, double setting, std::string& missing,
+                      long step_cap = 0) {
   RunSpec spec = search.base;
   spec.method = method;
   spec.repeats = 0;
-  if (knob == "h") spec.settings.Set("h", Exact(setting));
+  if (step_cap > 0) spec.settings.max_steps = step_cap;
+  if (knob == "h") spec.settings.h = setting;
   if (knob == "rtol") {
-    spec.settings.Set("rtol", Exact(setting));
-    spec.settings.Set("atol", Exact(setting * search.atol_ratio));
+    spec.settings.rtol = setting;
+    spec.settings.atol = setting * search.atol_ratio;
   }
   FastestTrial trial{setting, RunStatus::kFailed, false, 0, {}, "", knob};
   RunRecord r;
@@ -190,79 +184,172 @@ std::optional<double> CriterionValue(const RunRecord& r, const std::string& name
 
 namespace {
 
-// The search over one knob (h or rtol) of SearchFastest.
+// What bounds the cost of a knob's trials: the fewest steps of a passing configuration
+// found so far (this knob's, or an earlier knob's of the same method). A trial needing more
+// than kStepSlack times that cannot be the cheaper one: the suite's per-step costs of one
+// method's modes differ by less (the same stages; the adaptive step adds an error norm).
+constexpr double kStepSlack = 2.0;
+// The bisection stops once a setting between the bracket's ends could save at most this
+// fraction of the passing setting's steps: below the spread of the timed repeats.
+constexpr double kBracketPrecision = 0.05;
+
+struct KnobSearch {
+  const FastestSearch& search;
+  const std::string& method;
+  FastestResult& result;
+  std::chrono::steady_clock::time_point start;
+  double span;                      // t_end - t0, s
+  std::optional<long> bound_steps;  // the fewest steps of a passing configuration so far
+  std::string missing;              // a criterion the problem cannot evaluate
+
+  bool BudgetSpent() const { return Seconds(start) > search.budget_s; }
+  // The step cap of a trial (0: none): beyond it the trial cannot be the cheaper one.
+  long StepCap() const {
+    return bound_steps ? static_cast<long>(std::ceil(kStepSlack * *bound_steps)) : 0;
+  }
+  // A fixed step's count, known before the run (FixedStepCount); 0 for rtol (unknown).
+  long PredictedSteps(double setting) const {
+    return result.knob == "h" ? static_cast<long>(std::ceil(span / setting - 1e-9)) : 0;
+  }
+  const FastestTrial& Run(double setting) {
+    result.trials.push_back(RunTrial(search, method, result.knob, setting, missing, StepCap()));
+    const FastestTrial& t = result.trials.back();
+    if (t.passed && (!bound_steps || t.steps < *bound_steps)) bound_steps = t.steps;
+    return t;
+  }
+  // True (with the reason) when every setting finer than `setting` needs more steps than
+  // the cap: known before the run for h, from the last trial for rtol (steps grow as it
+  // tightens).
+  bool BeyondCap(double finer, const FastestTrial* last) {
+    const long cap = StepCap();
+    if (cap == 0) return false;
+    // h: the count known before the run; rtol: the last trial reached the cap.
+    if (result.knob == "h" ? PredictedSteps(finer) <= cap : !(last && last->steps >= cap))
+      return false;
+    const std::string tried =
+        last ? "no " + result.knob + " down to " + Format("%.3g", last->setting) + " passes, and "
+             : "";
+    result.reason = tried + result.knob + " = " + Format("%.3g", finer) + " needs more than " +
+                    std::to_string(cap) + " steps (" + Format("%g", kStepSlack) + " x the " +
+                    std::to_string(*bound_steps) +
+                    " of the cheapest passing configuration so far): it cannot be the cheaper";
+    return true;
+  }
+  // The bracket is fine enough: a setting inside it saves at most kBracketPrecision of the
+  // passing setting's steps (for rtol, the steps the two ends' trials took).
+  bool BracketClosed(double failing, long failing_steps, double passing, long passing_steps) {
+    if (result.knob == "h") {
+      failing_steps = PredictedSteps(failing);
+      passing_steps = PredictedSteps(passing);
+    }
+    if (failing_steps <= 0) return false;  // the failing end stopped early: steps unknown
+    return passing_steps - failing_steps <= kBracketPrecision * passing_steps;
+  }
+};
+
+// Refines from the coarsest setting until every criterion passes (cheap trials first: a
+// coarse setting takes few steps, and one that fails often fails early); stops on a trial
+// that cannot pass (not applicable, an unevaluable criterion), at the finest setting,
+// where finer settings exceed the step cap, or on the budget. Returns the passing setting.
+std::optional<double> Refine(KnobSearch& k, std::optional<double>& failing, long& failing_steps) {
+  FastestResult& result = k.result;
+  const bool h = result.knob == "h";
+  const double first = h ? k.span * kFirstStepFraction : kFirstRtol;
+  const double factor = h ? kStepFactor : kRtolFactor;
+  const double finest = h ? k.span / static_cast<double>(k.search.max_steps) : kSmallestRtol;
+  double setting = first;
+  for (int n = 1;; ++n) {
+    if (n == 1 && k.BeyondCap(setting, nullptr)) return std::nullopt;
+    const FastestTrial& t = k.Run(setting);
+    if (t.status == RunStatus::kNotApplicable || !k.missing.empty()) {
+      result.reason = t.status == RunStatus::kNotApplicable ? t.note : "criterion " + k.missing;
+      return std::nullopt;
+    }
+    if (t.passed) return setting;
+    failing = setting;
+    failing_steps = t.status == RunStatus::kOk ? t.steps : 0;
+    if (result.knob.empty()) break;  // nothing to refine
+    // Not repeated division: 1e-6, not 1.0000000000000002e-06.
+    double next = first / std::pow(factor, n);
+    // The step cap falls between this h and the next: the finest h within it is the last
+    // one worth a trial (a passing h may lie between, e.g. at 164 steps of a cap of 240).
+    const long cap = k.StepCap();
+    if (h && cap > 0 && k.PredictedSteps(next) > cap && k.PredictedSteps(setting) < cap)
+      next = k.span / static_cast<double>(cap);
+    if (next < finest * (1.0 - 1e-12)) break;
+    if (k.BeyondCap(next, &t)) return std::nullopt;
+    if (k.BudgetSpent()) {
+      result.budget_spent = true;
+      break;
+    }
+    setting = next;
+  }
+  if (result.reason.empty()) result.reason = NoPassReason(result, k.search, result.budget_spent);
+  return std::nullopt;
+}
+
+// Geometric bisection between the last failing and the first passing setting, until the
+// bracket is closed (BracketClosed), after --bisections trials, or on the budget.
+void Bisect(KnobSearch& k, double& passing, std::optional<double>& failing, long failing_steps) {
+  long passing_steps = k.result.trials.back().steps;
+  for (int n = 0; failing && n < k.search.bisections; ++n) {
+    if (k.BracketClosed(*failing, failing_steps, passing, passing_steps)) return;
+    if (k.BudgetSpent()) {
+      k.result.budget_spent = true;
+      k.result.reason = "search budget of " + Format("%g", k.search.budget_s) + " s spent after " +
+                        std::to_string(k.result.trials.size()) + " trials: a setting between " +
+                        k.result.knob + " = " + Format("%.4g", *failing) + " (fails) and " +
+                        Format("%.4g", passing) + " (passes) may be cheaper";
+      return;
+    }
+    const double middle = std::sqrt(*failing * passing);
+    const FastestTrial& t = k.Run(middle);
+    if (t.passed) {
+      passing = middle;
+      passing_steps = t.steps;
+    } else {
+      failing = middle;
+      failing_steps = t.status == RunStatus::kOk ? t.steps : 0;
+    }
+  }
+}
+
+// The search over one knob (h or rtol) of SearchFastest; `bound_steps`: the fewest steps of
+// a passing configuration of an earlier knob of the method, if any.
 FastestResult SearchKnob(const FastestSearch& search, const std::string& method,
-                         const std::string& knob, const ResolvedRun& resolved) {
-  const auto start = std::chrono::steady_clock::now();
+                         const std::string& knob, const ResolvedRun& resolved,
+                         std::optional<long> bound_steps) {
   FastestResult result;
   result.method = method;
   result.knob = knob;
-  const double span = resolved.settings.t_end - resolved.settings.t0;
-
-  std::string missing;
-  auto trial = [&](double setting) {
-    result.trials.push_back(RunTrial(search, method, result.knob, setting, missing));
-    return result.trials.back();
-  };
-  const auto not_applicable = [&](const FastestTrial& t) {
-    return t.status == RunStatus::kNotApplicable;
-  };
-
-  // 1. Refine from the coarsest setting until every criterion passes.
-  const double first = result.knob == "h" ? span * kFirstStepFraction : kFirstRtol;
-  double setting = first;
-  const double factor = result.knob == "h" ? kStepFactor : kRtolFactor;
-  const double finest =
-      result.knob == "h" ? span / static_cast<double>(search.max_steps) : kSmallestRtol;
-  std::optional<double> passing, failing;
-  for (int k = 1;; ++k) {
-    const FastestTrial t = trial(setting);
-    if (not_applicable(t)) {
-      result.reason = t.note;
-      return result;
-    }
-    if (!missing.empty()) {
-      result.reason = "criterion " + missing;
-      return result;
-    }
-    if (t.passed) {
-      passing = setting;
-      break;
-    }
-    failing = setting;
-    if (result.knob.empty()) break;  // nothing to refine
-    if (setting / factor < finest * (1.0 - 1e-12)) break;
-    if (Seconds(start) > search.budget_s) break;
-    setting =
-        first / std::pow(factor, k);  // not repeated division: 1e-6, not 1.0000000000000002e-06
-  }
-  if (!passing) {
-    result.reason = NoPassReason(result, search, Seconds(start) > search.budget_s);
-    return result;
-  }
-  // 2. Geometric bisection between the last failing and the first passing setting.
-  for (int k = 0; failing && k < search.bisections && Seconds(start) <= search.budget_s; ++k) {
-    const double middle = std::sqrt(*failing * *passing);
-    if (trial(middle).passed)
-      passing = middle;
-    else
-      failing = middle;
-  }
-
+  KnobSearch k{search,
+               method,
+               result,
+               std::chrono::steady_clock::now(),
+               resolved.settings.t_end - resolved.settings.t0,
+               bound_steps,
+               ""};
+  std::optional<double> failing;
+  long failing_steps = 0;
+  const std::optional<double> found = Refine(k, failing, failing_steps);
+  if (!found) return result;
+  double passing = *found;
+  Bisect(k, passing, failing, failing_steps);
   result.bracketed = failing.has_value();
-  // 3. Time the cheapest passing configuration.
+
+  // Time the cheapest passing configuration.
   RunSpec timed = search.base;
   timed.method = method;
   timed.repeats = search.repeats;
-  if (result.knob == "h") timed.settings.Set("h", Exact(*passing));
+  if (result.knob == "h") timed.settings.h = passing;
   if (result.knob == "rtol") {
-    timed.settings.Set("rtol", Exact(*passing));
-    timed.settings.Set("atol", Exact(*passing * search.atol_ratio));
-    result.atol = *passing * search.atol_ratio;
+    timed.settings.rtol = passing;
+    timed.settings.atol = passing * search.atol_ratio;
+    result.atol = passing * search.atol_ratio;
   }
   const RunRecord r = Execute(timed);
   result.passed = r.status == RunStatus::kOk;
-  if (!result.knob.empty()) result.setting = *passing;
+  if (!result.knob.empty()) result.setting = passing;
   result.steps = r.counters.steps;
   result.time = r.wall_time;
   for (const FastestCriterion& c : search.criteria) {
@@ -276,7 +363,6 @@ FastestResult SearchKnob(const FastestSearch& search, const std::string& method,
   if (!result.passed) result.reason = "the timed rerun did not pass (" + r.message + ")";
   return result;
 }
-
 }  // namespace
 
 FastestResult SearchFastest(const FastestSearch& search, const std::string& method) {
@@ -284,8 +370,11 @@ FastestResult SearchFastest(const FastestSearch& search, const std::string& meth
   probe.method = method;
   const ResolvedRun resolved = ResolveRun(probe);  // bad input throws here
   std::vector<FastestResult> by_knob;
+  std::optional<long> bound_steps;  // the fewest steps of a passing knob so far
   for (const std::string& knob : KnobsOf(*resolved.entry, resolved.method_parameters)) {
-    by_knob.push_back(SearchKnob(search, method, knob, resolved));
+    by_knob.push_back(SearchKnob(search, method, knob, resolved, bound_steps));
+    for (const FastestTrial& t : by_knob.back().trials)
+      if (t.passed && (!bound_steps || t.steps < *bound_steps)) bound_steps = t.steps;
     // Not applicable is the problem's verdict on the method, whatever the knob.
     const auto& trials = by_knob.back().trials;
     if (!trials.empty() && trials.front().status == RunStatus::kNotApplicable) break;
@@ -380,6 +469,7 @@ Json ResultJson(const FastestResult& r) {
   j["values"] = r.values;
   j["margins"] = r.margins;
   j["reason"] = r.reason;
+  j["budget_spent"] = r.budget_spent;
   Json alternatives = Json::array();
   for (const auto& a : r.alternatives)
     alternatives.push_back({{"knob", a.knob},
@@ -401,26 +491,25 @@ int CmdFastest(const FastestOptions& o) {
   FastestSearch search;
   if (o.problem.empty() == o.model.empty())
     throw InputError("fastest: give either -p PROBLEM or --model FILE");
-  search.base.problem = o.problem;
-  search.base.model_file = o.model;
-  for (const auto& a : o.params) search.base.problem_parameters.SetFromAssignment(a, "--param");
+  ApplyProblemOptions(o, search.base);
   for (const auto& a : o.sets) {
-    search.base.settings.SetFromAssignment(a, "--set");
-    for (const char* knob : {"h", "rtol", "atol"})
-      if (search.base.settings.Has(knob))
-        throw InputError(std::string("fastest: --set ") + knob +
+    ParameterSet assignment;
+    assignment.SetFromAssignment(a, "--set");
+    search.base.SetFromText(assignment, "--set");
+    const RunControls& given = search.base.settings;
+    using Given = std::pair<const char*, std::optional<double>>;
+    for (const Given& g :
+         {Given{"h", given.h}, Given{"rtol", given.rtol}, Given{"atol", given.atol}})
+      if (g.second)
+        throw InputError(std::string("fastest: --set ") + g.first +
                          " is what the search chooses; give method parameters only");
   }
-  if (!o.t_end.empty()) {
-    search.base.t_end = ParseNumber(o.t_end, "--t-end");
-    if (!(search.base.t_end > 0.0)) throw InputError("--t-end = " + o.t_end + ": must be > 0");
-  }
   search.criteria = ParseCriteria(o.criteria);
-  if (!o.repeats.empty()) search.repeats = WholeNumber(o.repeats, "--repeats", 1, 1000);
+  if (!o.repeats.empty()) search.repeats = Count(o.repeats, "--repeats", 1, 1000);
   if (!o.max_steps.empty())
     // Above a run's own max_steps every trial would be refused (ResolveRun).
-    search.max_steps = WholeNumber(o.max_steps, "--max-steps", 10, RunSettings{}.max_steps);
-  if (!o.bisections.empty()) search.bisections = WholeNumber(o.bisections, "--bisections", 0, 50);
+    search.max_steps = Count(o.max_steps, "--max-steps", 10, RunSettings{}.max_steps);
+  if (!o.bisections.empty()) search.bisections = Count(o.bisections, "--bisections", 0, 50);
   if (!o.budget.empty()) {
     search.budget_s = ParseNumber(o.budget, "--budget");
     if (!(search.budget_s > 0.0)) throw InputError("--budget = " + o.budget + ": must be > 0");
@@ -470,6 +559,9 @@ int CmdFastest(const FastestOptions& o) {
     }
     std::printf("\n");
   }
+  for (const auto& r : results)
+    if (r.passed && r.budget_spent)
+      std::printf("%-22s note: %s\n", r.method.c_str(), r.reason.c_str());
   for (const auto& r : results)
     if (!r.passed) std::printf("%-22s cannot pass: %s\n", r.method.c_str(), r.reason.c_str());
 

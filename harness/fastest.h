@@ -2,8 +2,10 @@
 // method that meets them (docs/fastest.md). A fixed-step method is searched over h, an
 // adaptive one over rtol (atol = rtol * atol_ratio): from a coarse setting the search
 // refines by a factor until every criterion passes, then bisects geometrically between
-// the last failing and the first passing setting. The passing configuration is then timed
-// (median of the repeats). A method that cannot pass gets the reason.
+// the last failing and the first passing setting; it brackets by steps (no trial of more
+// than twice the steps of a passing configuration, no bisection below 5 % of the steps)
+// and stops on the wall-clock budget only as a last guard. The passing configuration is
+// then timed (median of the repeats). A method that cannot pass gets the reason.
 #pragma once
 
 #include <map>
@@ -75,9 +77,12 @@ struct FastestResult {
   long steps = 0;
   std::optional<WallTimes> time;
   std::map<std::string, double> values, margins;  // margin = bound / value
-  std::string reason;                             // why it cannot pass (empty when it passed)
-  std::vector<FastestTrial> trials;               // every knob's, in search order
-  std::vector<FastestAlternative> alternatives;   // the knobs not chosen
+  /// Why it cannot pass; when it passed, empty unless the budget stopped the bisection
+  /// (then the bracket a cheaper setting may lie in).
+  std::string reason;
+  bool budget_spent = false;         // --budget ended the search (a last guard; docs/fastest.md)
+  std::vector<FastestTrial> trials;  // every knob's, in search order
+  std::vector<FastestAlternative> alternatives;  // the knobs not chosen
 };
 
 struct FastestSearch {

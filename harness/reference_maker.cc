@@ -62,8 +62,8 @@ TabulatedReference MakeReference(const RunSpec& base, int samples) {
   dopri.problem_parameters = base.problem_parameters;
   dopri.method = "odeint-dopri5";
   dopri.t_end = base.t_end;
-  dopri.settings.Set("rtol", "1e-13");
-  dopri.settings.Set("atol", "1e-15");
+  dopri.settings.rtol = 1e-13;
+  dopri.settings.atol = 1e-15;
   RunSpec erk = dopri;
   erk.method = "arkode-erk";
   const ResolvedRun a = ResolveRun(dopri), b = ResolveRun(erk);

@@ -89,33 +89,18 @@ class TimeLimitObserver final : public StepObserver {
   std::string reason_;
 };
 
-const std::vector<ParameterSpec>& SettingSpecs() {
-  static const std::vector<ParameterSpec> specs = {
-      {"h", "", "fixed step size, s", {}},
-      // A relative tolerance above 1 accepts an error larger than the solution itself (ida
-      // took --set rtol=1e10 silently).
-      {"rtol", "", "relative tolerance (adaptive methods), above 0 and at most 1", {}, 0.0, 1.0},
-      {"atol", "", "absolute tolerance (adaptive methods)", {}},
-      {"samples",
-       "land",
-       "land: adaptive methods land on every sample time of a tabulated reference; "
-       "interpolate: they step freely and the error is measured on the cubic Hermite "
-       "interpolant of the run at those times (fixed-step methods never land)",
-       {"land", "interpolate"}}};
-  return specs;
-}
-
 // A setting the method does not read is refused (a run at the default step recorded beside
 // a tolerance it never used misleads whoever reads the result), or with --allow-unused
 // kept as a warning. h counts as used by every method that reads a step (an adaptive one
 // takes it as the first step); rtol / atol by adaptive methods when no fixed h is given.
 void CheckSettingsUsed(const RunSpec& spec, const MethodEntry& entry,
                        const ParameterSet& method_parameters, std::vector<std::string>& warnings) {
-  const SettingsRead read = ReadSettings(entry, method_parameters, spec.settings.Has("h"));
+  const RunControls& given = spec.settings;
+  const SettingsRead read = ReadSettings(entry, method_parameters, given.h.has_value());
   std::string unused;
-  if (spec.settings.Has("h") && !read.h) unused += " h";
-  for (const char* key : {"rtol", "atol"})
-    if (spec.settings.Has(key) && !read.tolerances) unused += std::string(" ") + key;
+  if (given.h && !read.h) unused += " h";
+  if (given.rtol && !read.tolerances) unused += " rtol";
+  if (given.atol && !read.tolerances) unused += " atol";
   if (unused.empty()) return;
   const bool fixed_h_chosen = read.h && ReadSettings(entry, method_parameters, false).tolerances;
   const std::string what = "method " + entry.name + " does not use the setting(s)" + unused +
@@ -176,6 +161,43 @@ void CheckFixedStepCount(const ResolvedRun& run) {
 }
 }  // namespace
 
+namespace {
+// The method's parameters and the run settings of `spec` into `run` (its problem and entry
+// set): the defaults of what was not given, and h only where the method reads it.
+void ResolveSettings(const RunSpec& spec, ResolvedRun& run) {
+  // Listing the run settings among the accepted keys names them in the message that
+  // refuses an unknown key (`--set` gives both kinds).
+  std::vector<ParameterSpec> accepted = run.entry->parameters;
+  for (const auto& s : RunSettingSpecs()) accepted.push_back(s);
+  spec.method_parameters.Validate(accepted, "method " + spec.method);
+  for (const auto& [key, value] : spec.method_parameters.values())
+    if (IsRunSetting(key))
+      throw InputError("method " + spec.method + ": '" + key +
+                       "' is a run setting, not a method parameter (RunSpec::settings, or "
+                       "RunSpec::SetFromText)");
+  std::string why;
+  if (!spec.settings.Validate(&why)) throw InputError(why);
+  run.method_parameters = spec.method_parameters;
+
+  const RunControls& given = spec.settings;
+  RunSettings& st = run.settings;
+  st.t0 = run.problem.t0;
+  st.t_end = spec.t_end > 0.0 ? spec.t_end : run.problem.t_end;
+  if (!(st.t_end > st.t0)) throw InputError("--t-end must be greater than t0");
+  st.h = given.h.value_or(0.0);
+  st.rtol = given.rtol.value_or(kDefaultRtol);
+  st.atol = given.atol.value_or(kDefaultAtol);
+  st.max_steps = given.max_steps;
+  st.land_on_samples = given.samples == SampleMode::kLand;
+  run.read = ReadSettings(*run.entry, run.method_parameters, given.h.has_value());
+  // The step a fixed-step run takes (and the first step of the fixed-step methods' adaptive
+  // modes, StepMode::kAdaptiveFromH) when none is given: recorded, since it is what runs. A
+  // kAdaptiveOrFixed method running its tolerances chooses its own first step.
+  if (run.read.default_h && st.h == 0.0) st.h = run.problem.h_default;
+  if (!run.read.h) st.h = 0.0;  // unread (refused, or kept as a warning by --allow-unused)
+}
+}  // namespace
+
 ResolvedRun ResolveRun(const RunSpec& spec) {
   ResolvedRun run;
   if (spec.model_file.empty()) FindProblem(spec.problem);  // an unknown problem is named first
@@ -204,34 +226,7 @@ ResolvedRun ResolveRun(const RunSpec& spec) {
     if (!spec.problem_parameters.Has(key))
       run.problem.warnings.push_back(key + "=" + value + ": the problem form method " +
                                      spec.method + " needs (not set with --param)");
-  std::vector<ParameterSpec> accepted = run.entry->parameters;
-  for (const auto& s : SettingSpecs()) accepted.push_back(s);
-  spec.settings.Validate(accepted, "method " + spec.method);
-
-  RunSettings& st = run.settings;
-  st.t0 = run.problem.t0;
-  st.t_end = spec.t_end > 0.0 ? spec.t_end : run.problem.t_end;
-  if (!(st.t_end > st.t0)) throw InputError("--t-end must be greater than t0");
-  st.h = spec.settings.GetDouble("h", 0.0);
-  if (spec.settings.Has("h") && !(st.h > 0.0))
-    throw InputError("--set h = " + spec.settings.GetString("h", "") + ": must be > 0");
-  st.rtol = spec.settings.GetDouble("rtol", kDefaultRtol);
-  st.atol = spec.settings.GetDouble("atol", kDefaultAtol);
-  if (!(st.rtol > 0.0) || !(st.atol > 0.0)) throw InputError("--set rtol/atol: must be > 0");
-  // Everything --set gives that is not a run setting (SettingSpecs) is a method parameter.
-  for (const auto& [k, v] : spec.settings.values()) {
-    const auto& settings = SettingSpecs();
-    const bool is_setting = std::any_of(settings.begin(), settings.end(),
-                                        [&k = k](const ParameterSpec& s) { return s.name == k; });
-    if (!is_setting) run.method_parameters.Set(k, v);
-  }
-  run.read = ReadSettings(*run.entry, run.method_parameters, spec.settings.Has("h"));
-  // The step a fixed-step run takes (and the first step of the fixed-step methods' adaptive
-  // modes, StepMode::kAdaptiveFromH) when none is given: recorded, since it is what runs. A
-  // kAdaptiveOrFixed method running its tolerances chooses its own first step.
-  if (run.read.default_h && st.h == 0.0) st.h = run.problem.h_default;
-  if (!run.read.h) st.h = 0.0;  // unread (refused, or kept as a warning by --allow-unused)
-  st.land_on_samples = spec.settings.GetString("samples", "land") == "land";
+  ResolveSettings(spec, run);
   CheckFixedStepCount(run);
   CheckSettingsUsed(spec, *run.entry, run.method_parameters, run.problem.warnings);
   // Combinations a method refuses at creation (e.g. step=adaptive with integrator=rk4) are bad
@@ -259,7 +254,7 @@ RunRecord DescribeRun(const ResolvedRun& run) {
     r.atol = run.settings.atol;
   }
   r.t_end = run.settings.t_end;
-  r.samples = run.settings.land_on_samples ? "land" : "interpolate";
+  r.samples = ToString(run.settings.land_on_samples ? SampleMode::kLand : SampleMode::kInterpolate);
   r.warnings = p.warnings;
   r.initial_residuals = p.initial_residuals;
   r.output_names = p.output_names;
@@ -333,6 +328,15 @@ std::string ModelFileHint(const RunSpec& spec, const std::string& reason) {
 }
 }  // namespace
 
+void RunSpec::SetFromText(const std::string& key, const std::string& value,
+                          const std::string& context) {
+  if (!SetRunSettingFromText(settings, key, value, context)) method_parameters.Set(key, value);
+}
+
+void RunSpec::SetFromText(const ParameterSet& assignments, const std::string& context) {
+  for (const auto& [key, value] : assignments.values()) SetFromText(key, value, context);
+}
+
 RunRecord Execute(const RunSpec& spec) { return Execute(ResolveRun(spec), spec); }
 
 RunRecord Execute(const ResolvedRun& run, const RunSpec& spec) {
@@ -369,7 +373,7 @@ RunRecord Execute(const ResolvedRun& run, const RunSpec& spec) {
 
   // Instrumented run: metrics, and the warm-up of the timing protocol.
   MetricsObserver observer(run.problem, reference ? &*reference : nullptr, spec.series);
-  TimeLimitObserver limited(observer, spec.time_limit_s);
+  TimeLimitObserver limited(observer, spec.settings.time_limit_s);
   ProgressObserver progress(limited, run.problem.id + " " + run.entry->name, settings.t_end);
   StepObserver& watched = spec.progress ? static_cast<StepObserver&>(progress) : limited;
   const RunOutcome outcome = method->Run(run.problem, settings, watched);

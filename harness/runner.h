@@ -5,38 +5,39 @@
 
 #include <string>
 
+#include "harness/run_controls.h"
 #include "harness/run_record.h"
 #include "problems/parameters.h"
 
 namespace mbb {
 
-/// Everything that defines one run. `settings` holds the method settings given with
-/// --set (h, rtol, atol) and the method's own parameters together.
+/// Everything that defines one run: the problem and its parameters, the method and its own
+/// parameters (text, as the method's ParameterSpecs declare them), and the typed run
+/// settings. `--set` gives both: SetFromText sorts a key=value into one or the other.
 struct RunSpec {
   std::string problem;
   std::string model_file;  // if set: the problem is this JSON model file (`--model`)
   ParameterSet problem_parameters;
   std::string method;
-  ParameterSet settings;
-  double t_end = 0.0;  // 0: the problem's horizon
+  ParameterSet method_parameters;  // the method's own (scheme=..., formulation=...)
+  RunControls settings;            // h, rtol, atol, samples, max_steps, time limit
+  double t_end = 0.0;              // 0: the problem's horizon
   bool series = false;
   int repeats = 5;              // timed repeats after the instrumented run
   double time_budget_s = 20.0;  // stop repeating once the repeats took this long
-  /// Wall-clock limit of the instrumented run, s (0: none, `--time-limit`). A run that
-  /// reaches it ends `failed` with "time limit of S s reached at t = ..." and its partial
-  /// metrics (docs/divergence.md).
-  double time_limit_s = 0.0;
   /// Print a progress line to stderr at most every 2 s of a run and of its timed repeats.
   bool progress = false;
   /// Accept h / rtol / atol the method does not read (a warning in the result) instead of
   /// refusing them (`--allow-unused`).
   bool allow_unused = false;
-};
 
-/// Default tolerances for adaptive methods: tight enough that the baselines agree to
-/// ~1e-7 on the pendulums, so a difference of methods is not a difference of settings.
-inline constexpr double kDefaultRtol = 1e-10;
-inline constexpr double kDefaultAtol = 1e-12;
+  /// The text boundary of `--set key=value` (the CLI, sweep files): a run setting (h, rtol,
+  /// atol, samples) is parsed into `settings`, any other key is a method parameter.
+  /// InputError naming `context` on a malformed number or choice.
+  void SetFromText(const std::string& key, const std::string& value,
+                   const std::string& context = "--set");
+  void SetFromText(const ParameterSet& assignments, const std::string& context = "--set");
+};
 
 /// The spec's problem: the catalogue entry, or the model file if `model_file` is set.
 Problem BuildSpecProblem(const RunSpec& spec);

@@ -25,8 +25,8 @@ Amplitudes ReferenceAmplitudes(const ResolvedRun& run) {
   else
     ref_spec.problem_parameters = ParameterSet(run.problem.parameters);
   ref_spec.method = "ida";
-  ref_spec.settings.Set("rtol", "1e-9");
-  ref_spec.settings.Set("atol", "1e-11");
+  ref_spec.settings.rtol = 1e-9;
+  ref_spec.settings.atol = 1e-11;
   ResolvedRun ref = ResolveRun(ref_spec);
   ref.settings.t_end = run.settings.t_end;
   MetricsObserver observer(ref.problem, nullptr, false);

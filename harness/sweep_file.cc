@@ -219,7 +219,7 @@ SweepFile ParseSweepText(const std::string& text, const std::string& path, size_
         if (!r["method"].is_string()) throw InputError(where + ".method: must be a name");
         spec.method = r["method"].get<std::string>();
         spec.problem_parameters = ReadAssignments(r.value("param", json()), where + ".param");
-        spec.settings = ReadAssignments(r.value("set", json()), where + ".set");
+        spec.SetFromText(ReadAssignments(r.value("set", json()), where + ".set"), where + ".set");
         if (r.contains("t_end")) spec.t_end = PositiveNumber(r["t_end"], where + ".t_end");
         if (r.contains("series") && !r["series"].is_boolean())
           throw InputError(where + ".series: must be true or false");
@@ -255,7 +255,7 @@ SweepFile ParseSweepText(const std::string& text, const std::string& path, size_
               spec.model_file = model;
               spec.method = m;
               spec.problem_parameters = ReadAssignments(param, where + ".param");
-              spec.settings = ReadAssignments(set, where + ".set");
+              spec.SetFromText(ReadAssignments(set, where + ".set"), where + ".set");
               add(spec);
             }
     }

@@ -20,7 +20,7 @@ inline RunSpec Spec(const std::string& problem, const std::string& method,
   spec.problem = problem;
   spec.problem_parameters = ParameterSet(std::move(problem_params));
   spec.method = method;
-  spec.settings = ParameterSet(std::move(settings));
+  spec.SetFromText(ParameterSet(std::move(settings)));
   spec.t_end = t_end;
   spec.repeats = 0;
   return spec;

@@ -18,7 +18,7 @@ RunRecord RunQuiet(const std::string& problem, const std::string& method,
   RunSpec spec;
   spec.problem = problem;
   spec.method = method;
-  spec.settings = ParameterSet(settings);
+  spec.SetFromText(ParameterSet(settings));
   spec.problem_parameters = ParameterSet(params);
   spec.t_end = t_end;
   spec.repeats = 0;

@@ -42,13 +42,13 @@ TEST_CASE("a malformed --set exits 2 and names the argument", "[cli]") {
   ParameterSet p;
   CHECK_THROWS_WITH(p.SetFromAssignment("rtol", "--set"), Catch::Contains("--set 'rtol'"));
   RunSpec spec = Spec("planar_pendulum", "ida");
-  spec.settings.Set("rtol", "abc");
-  CHECK_THAT(InputErrorOf(spec), Catch::Contains("rtol") && Catch::Contains("not a number"));
+  CHECK_THROWS_WITH(spec.SetFromText("rtol", "abc"),
+                    Catch::Contains("rtol") && Catch::Contains("not a number"));
   spec = Spec("planar_pendulum", "ida");
-  spec.settings.Set("colour", "red");
+  spec.SetFromText("colour", "red");
   CHECK_THAT(InputErrorOf(spec), Catch::Contains("unknown parameter 'colour'"));
   spec = Spec("planar_pendulum", "ida");
-  spec.settings.Set("formulation", "index7");
+  spec.SetFromText("formulation", "index7");
   CHECK_THAT(InputErrorOf(spec), Catch::Contains("formulation") && Catch::Contains("index7"));
 }
 
@@ -57,8 +57,8 @@ TEST_CASE("a parameter combination a method refuses exits 2 before anything runs
   CHECK(Cli({"run", "-p", "planar_pendulum", "-m", "continued-qr", "--set", "step=adaptive",
              "--set", "integrator=rk4"}) == 2);
   RunSpec spec = Spec("planar_pendulum", "traditional-qr");
-  spec.settings.Set("step", "adaptive");
-  spec.settings.Set("integrator", "rk4");
+  spec.SetFromText("step", "adaptive");
+  spec.SetFromText("integrator", "rk4");
   CHECK_THAT(InputErrorOf(spec), Catch::Contains("step=adaptive") && Catch::Contains("rk4"));
 }
 
@@ -136,7 +136,7 @@ TEST_CASE("a method gets the problem form it declares unless the user pinned ano
   // stiff_pendulum offers it. h = 0.5 is inside the stability limit 2/omega_max = 0.64 s
   // (paper 001 eq. 18).
   RunSpec spec = Spec("stiff_pendulum", "central-difference-minimal");
-  spec.settings.Set("h", "0.5");
+  spec.SetFromText("h", "0.5");
   spec.repeats = 0;
   RunRecord r = Execute(spec);
   CHECK(r.status == RunStatus::kOk);
@@ -194,11 +194,11 @@ TEST_CASE("a setting the method does not use exits 2 naming it, unless --allow-u
   CHECK(Cli({"run", "-p", "planar_pendulum", "-m", "odeint-rk4", "--set", "rtol=1e-6"}) == 2);
   CHECK(Cli({"run", "-p", "planar_pendulum", "-m", "ida", "--h", "0.05"}) == 2);
   RunSpec spec = Spec("planar_pendulum", "odeint-rk4");
-  spec.settings.Set("rtol", "1e-6");
+  spec.SetFromText("rtol", "1e-6");
   CHECK_THAT(InputErrorOf(spec), Catch::Contains("rtol") && Catch::Contains("--allow-unused"));
   spec = Spec("planar_pendulum", "odeint-dopri5");  // a fixed h turns its tolerances off
-  spec.settings.Set("h", "1e-3");
-  spec.settings.Set("atol", "1e-9");
+  spec.SetFromText("h", "1e-3");
+  spec.SetFromText("atol", "1e-9");
   CHECK_THAT(InputErrorOf(spec), Catch::Contains("atol") && !Catch::Contains("rtol"));
   spec.allow_unused = true;
   const ResolvedRun run = ResolveRun(spec);
@@ -208,14 +208,14 @@ TEST_CASE("a setting the method does not use exits 2 naming it, unless --allow-u
   // adaptive continued-qr.
   CHECK(InputErrorOf([] {
           RunSpec s = Spec("planar_pendulum", "ida");
-          s.settings.Set("rtol", "1e-6");
+          s.SetFromText("rtol", "1e-6");
           return s;
         }()) == "");
   CHECK(InputErrorOf([] {
           RunSpec s = Spec("planar_pendulum", "continued-qr");
-          s.settings.Set("step", "adaptive");
-          s.settings.Set("h", "1e-3");
-          s.settings.Set("rtol", "1e-6");
+          s.SetFromText("step", "adaptive");
+          s.SetFromText("h", "1e-3");
+          s.SetFromText("rtol", "1e-6");
           return s;
         }()) == "");
 }

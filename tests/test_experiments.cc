@@ -52,9 +52,9 @@ TEST_CASE("matrix lists expand to every combination, in a stated order", "[exper
       ReadSweepFile(std::string(MBBENCH_DOC_EXPERIMENTS_DIR) + "/parameter_study.json");
   REQUIRE(sweep.items.size() == 4);  // N in {2, 4} x h in {1e-2, 5e-3}
   CHECK(sweep.items[0].spec.problem_parameters.GetDouble("N", 0) == 2);
-  CHECK(sweep.items[0].spec.settings.GetDouble("h", 0) == 1e-2);
+  CHECK(sweep.items[0].spec.settings.h == 1e-2);
   CHECK(sweep.items[3].spec.problem_parameters.GetDouble("N", 0) == 4);
-  CHECK(sweep.items[3].spec.settings.GetDouble("h", 0) == 5e-3);
+  CHECK(sweep.items[3].spec.settings.h == 5e-3);
   CHECK(sweep.items[3].label == "0003_n_four_bar_odeint-rk4");
 
   const SweepFile models =

@@ -2,6 +2,8 @@
 // coarser neighbour fails, says why a method cannot pass, and refuses bad criteria.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include "harness/fastest.h"
 #include "tests/run_spec.h"
 
@@ -82,6 +84,58 @@ TEST_CASE("fastest gives the reason a method cannot pass", "[fastest]") {
   const FastestResult no = SearchFastest(tight, "odeint-dopri5");
   CHECK_FALSE(no.passed);
   CHECK(no.reason.find("no rtol") != std::string::npos);
+}
+
+TEST_CASE("fastest stops bisecting once a finer step saves under 5 % of the steps", "[fastest]") {
+  // With --bisections 50 the old search bisected 50 times (or until the budget): the
+  // bracket [h, 2h] of the refinement narrows as 2^(2^-k), so after 4 bisections a
+  // setting inside it saves at most 1 - 2^(-1/16) = 4.2 % of the steps (kBracketPrecision).
+  FastestSearch search = PendulumSearch(1e-6);
+  search.bisections = 50;
+  search.budget_s = 1e9;  // never: the steps end the search
+  const FastestResult r = SearchFastest(search, "odeint-rk4");
+  REQUIRE(r.passed);
+  REQUIRE(r.bracketed);
+  CHECK_FALSE(r.budget_spent);
+  CHECK(r.reason.empty());
+  size_t first_pass = 0;
+  while (!r.trials[first_pass].passed) ++first_pass;
+  CHECK(r.trials.size() - first_pass - 1 <= 4);  // bisections after the first passing h
+  double failing = 0.0;                          // the finest failing h coarser than the chosen one
+  for (const FastestTrial& t : r.trials)
+    if (!t.passed && t.setting > *r.setting && (failing == 0.0 || t.setting < failing))
+      failing = t.setting;
+  REQUIRE(failing > 0.0);
+  // Steps ~ 1 / h: the bracket's ends differ by at most 5 % of the chosen steps (plus one
+  // step of rounding up).
+  CHECK(1.0 / *r.setting - 1.0 / failing <= 0.05 / *r.setting + 1.0);
+}
+
+TEST_CASE("fastest runs no trial of more than twice the steps of a passing configuration",
+          "[fastest]") {
+  // odeint-dopri5: the rtol search runs first; a fixed h needing more than twice the steps
+  // of the cheapest passing rtol cannot be the faster, so the h search never runs one.
+  const FastestResult r = SearchFastest(PendulumSearch(1e-6), "odeint-dopri5");
+  REQUIRE(r.passed);
+  long fewest = 0;
+  for (const FastestTrial& t : r.trials)
+    if (t.knob == "rtol" && t.passed && (fewest == 0 || t.steps < fewest)) fewest = t.steps;
+  REQUIRE(fewest > 0);
+  for (const FastestTrial& t : r.trials)
+    if (t.knob == "h") CHECK(std::ceil(1.0 / t.setting - 1e-9) <= 2.0 * fewest);
+  REQUIRE(r.alternatives.size() == 1);
+  if (!r.alternatives[0].passed)
+    CHECK_THAT(r.alternatives[0].reason, Catch::Contains("cannot be the cheaper"));
+}
+
+TEST_CASE("fastest reports a search the budget ended", "[fastest]") {
+  // A budget every trial exceeds: the search stops after its first trial, and says so.
+  FastestSearch search = PendulumSearch(1e-9);  // the coarsest h = 1/20 s misses 1e-9 m
+  search.budget_s = 1e-9;
+  const FastestResult r = SearchFastest(search, "odeint-rk4");
+  CHECK(r.budget_spent);
+  CHECK(r.trials.size() == 1);
+  CHECK_THAT(r.reason, Catch::Contains("budget"));
 }
 
 TEST_CASE("fastest refuses unknown criteria and missing bounds", "[fastest]") {

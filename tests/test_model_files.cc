@@ -293,7 +293,7 @@ TEST_CASE("tangent-newmark converges to the four-bar closed form through singula
     RunSpec spec;
     spec.problem = "double_four_bar";
     spec.method = "tangent-newmark";
-    spec.settings.Set("h", std::to_string(h));
+    spec.settings.h = h;
     spec.t_end = 2.0;
     spec.repeats = 0;
     const RunRecord r = Execute(spec);
@@ -348,8 +348,8 @@ TEST_CASE("gyro_top meets the analytic steady precession of paper 002 eqs (164)-
     spec.problem = "gyro_top";
     spec.method = "odeint-dopri5";
     spec.repeats = 0;
-    if (rtol) spec.settings.Set("rtol", rtol);
-    if (atol) spec.settings.Set("atol", atol);
+    if (rtol) spec.SetFromText("rtol", rtol);
+    if (atol) spec.SetFromText("atol", atol);
     const RunRecord r = Execute(spec);
     REQUIRE(r.status == RunStatus::kOk);
     REQUIRE(r.metrics.error);

@@ -13,7 +13,7 @@ RunRecord RunQuiet(const std::string& problem, std::map<std::string, std::string
   RunSpec spec;
   spec.problem = problem;
   spec.method = "mujoco";
-  spec.settings = ParameterSet(settings);
+  spec.SetFromText(ParameterSet(settings));
   spec.repeats = 0;
   return Execute(spec);
 }

@@ -173,7 +173,8 @@ TEST_CASE("tangent-newmark double pendulum constraint residuals (paper 001 Figs 
   RunSpec spec;
   spec.problem = "double_pendulum";
   spec.method = "tangent-newmark";
-  spec.settings = ParameterSet({{"scheme", "fox-goodwin"}, {"h", "5e-4"}});
+  spec.method_parameters.Set("scheme", "fox-goodwin");
+  spec.settings.h = 5e-4;
   spec.t_end = 2.0;
   spec.repeats = 0;
   const RunRecord r = Execute(spec);

@@ -120,7 +120,7 @@ TEST_CASE("every method records a given h or tolerance only where it uses it", "
       for (const auto& [key, pair] : values) {
         auto spec_with = [&, key = key](const std::string& value) {
           RunSpec spec = Spec("planar_pendulum", entry.name, {}, mode, 0.2);
-          spec.settings.Set(key, value);
+          spec.SetFromText(key, value);
           return spec;
         };
         INFO(entry.name << " " << (mode.empty() ? "" : mode.begin()->second) << " " << key);

@@ -8,7 +8,7 @@ int main() {
   mbb::RunSpec spec;
   spec.problem = "planar_pendulum";
   spec.method = "odeint-rk4";
-  spec.settings.Set("h", "1e-3");
+  spec.settings.h = 1e-3;
   spec.t_end = 1.0;
   spec.repeats = 0;
   const mbb::RunRecord record = mbb::Execute(spec);
