@@ -278,8 +278,9 @@ TEST_CASE("the order flag uses the conformance suite's slack", "[report]") {
 TEST_CASE("a tight run is not a disagreement for sitting within its tolerance of the truth",
           "[report]") {
   // A tight run (IDA at rtol 1e-10, 5.6e-7 from a median set by looser runs) must not be
-  // flagged against its own tolerance (3.4e-7) alone. Here one run at rtol 1e-10 (tolerance 100 (1e-10 +
-  // 1e-12) (1 + 1) ~ 2e-8) at 1.0 and two at rtol 1e-6 (tolerance ~ 2e-4) 5e-5 and 6e-5 above:
+  // flagged against its own tolerance (3.4e-7) alone. Here one run at rtol 1e-10
+  // (tolerance 100 (1e-10 + 1e-12) (1 + 1) ~ 2e-8) at 1.0 and two at rtol 1e-6
+  // (tolerance ~ 2e-4) 5e-5 and 6e-5 above:
   // the tight run is 5e-5 from the median, far beyond its own tolerance, yet every pair lies
   // within the sum of its two tolerances.
   auto run = [](const std::string& method, double rtol, double value) {
