@@ -1,4 +1,8 @@
-// The joint-tree formulation (joint_tree.h; paper 004 s3.1-3.2, eqs (7)-(11)).
+// The joint-tree formulation's DAE (joint_tree.h; paper 004 s3.1-3.2, eqs (7)-(11)): its
+// workspace, the forward recursion (7), (8) with the blocks of (9), and M(q), Q(q, q') by
+// the projection Jp^T of (11). The planar joint map: joint_tree_planar.cc; force elements
+// and invariants: joint_tree_forces.cc; spatial trees: joint_tree_spatial_dae.cc; loop
+// closure: joint_tree_closure.cc; validation and formulation: joint_tree_formulation.cc.
 #include "problems/model/joint_tree.h"
 
 #include <cmath>
