@@ -1,4 +1,4 @@
-// The metrics of issue items 4 and 5: momenta along a run (metrics.momentum) and the error on
+// Two metrics of docs/result-schema.md: momenta along a run (metrics.momentum) and the error on
 // the named outputs (metrics.error.output_*), checked against values recomputed by hand from
 // the run's own samples and from closed-form references (docs/result-schema.md).
 #include <catch2/catch.hpp>
@@ -312,8 +312,8 @@ TEST_CASE("outputs that read v are compared only where the reference has velocit
 
 TEST_CASE("every catalogue reference provides outputs, stored velocities round-trip",
           "[metrics][output-error]") {
-  // Issue acceptance: metrics.error.output_max_abs on every problem with a reference, i.e.
-  // every reference provides at least one output at the default parameters.
+  // metrics.error.output_max_abs on every problem with a reference (docs/result-schema.md),
+  // i.e. every reference provides at least one output at the default parameters.
   for (const ProblemEntry& entry : ProblemCatalogue()) {
     const Problem p = BuildProblem(entry.id, ParameterSet());
     const auto ref = FindAnyReference(p);

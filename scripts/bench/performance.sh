@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Regenerates the measured tables of docs/performance.md in one run, mbbench's methods side
-# by side with the `simbody` peer on the same machine (issue "speed at equal accuracy"):
+# by side with the `simbody` peer on the same machine (docs/performance.md, "Speed at equal
+# accuracy against Simbody"):
 #   1. `mbbench fastest` on bricard, double_four_bar, andrews_squeezer, slider_crank_3d with
-#      the goals' criteria: per method the cheapest passing h / rtol (both for methods with
+#      the criteria below: per method the cheapest passing h / rtol (both for methods with
 #      both modes), timed (median and min of REPEATS runs), and the ratio of Simbody's time
 #      to each method's; bricard also with samples=interpolate;
 #   2. n_four_bar scaling, N = 2 ... 200: time per step of odeint-rk4 (default and sparse

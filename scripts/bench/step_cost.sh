@@ -81,7 +81,7 @@ for line in open(sys.argv[1]):
             passes=m.get("newton_iterations"), jac=m.get("jacobian_evals")))
 print(f"Machine: {sys.argv[4].strip()}, {sys.argv[3]}. h = 0.01 over 2 s (200 steps).")
 print()
-print("| problem | method | setting | n + m | passes | per step, min (median) | issue bound | / bound "
+print("| problem | method | setting | n + m | passes | per step, min (median) | bound (3 x estimate) | / bound "
       "| 3 dense LU of n + m (GFLOP/s) | / 3 LU |")
 print("|---|---|---|---|---|---|---|---|---|---|")
 for (problem, method, setting), rs in runs.items():
