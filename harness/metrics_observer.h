@@ -67,6 +67,13 @@ class MetricsObserver final : public StepObserver {
   double max_multiplier() const { return max_multiplier_; }
 
  private:
+  // The steps of OnStep: constraint residuals (returns the acceleration level's, NaN
+  // without accelerations), the energy balance E - E0 - W_ext (returned), and the samples
+  // kept for interpolation.
+  double ConstraintResiduals(const StepSample& sample, double& pos_res, double& vel_res);
+  double EnergyBalance(const StepSample& sample);
+  void RememberSample(const StepSample& sample);
+  // Error against the reference (metrics_reference.cc).
   void CompareWithReference(const StepSample& sample);
   // q and outputs of the run (at the sample or interpolated to the reference time) against
   // the reference's q_ref and outputs out_ref.

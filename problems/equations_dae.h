@@ -27,7 +27,7 @@
 namespace mbb {
 
 template <class Equations>
-class EquationsDae final : public MechanicalDae {
+class EquationsDae final : public MechanicalDae, public DetectedEquationsStructure {
   using D1 = Dual<double>;
   using D2 = Dual<D1>;
   using Workspace = EquationsWorkspace<Equations>;
@@ -67,6 +67,7 @@ class EquationsDae final : public MechanicalDae {
   }
 
   const Equations& equations() const { return ad_.equations(); }
+  const EquationsStructure& detected_structure() const override { return Detected(); }
 
   std::unique_ptr<DaeWorkspace> MakeWorkspace() const override {
     auto w = std::make_unique<Workspace>(n(), m());

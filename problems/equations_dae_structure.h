@@ -51,6 +51,17 @@ struct EquationsStructure {
   JacobianCompression applied_force_q, applied_force_v;
 };
 
+/// What an EquationsDae detected, read without naming its Equations type (the model layer's
+/// DAEs are EquationsDae of types private to their formulation), so that a test can assert
+/// the structure itself (dynamic_cast from the MechanicalDae).
+class DetectedEquationsStructure {
+ public:
+  virtual const EquationsStructure& detected_structure() const = 0;
+
+ protected:
+  ~DetectedEquationsStructure() = default;
+};
+
 /// Where each derivative term lands in the Newton matrix's pattern (BuildEquationsTangent):
 /// slot tables in the order the passes produce the values.
 struct EquationsTangent {

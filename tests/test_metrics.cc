@@ -1,4 +1,4 @@
-// The metrics of issue items 4 and 5: momenta along a run (metrics.momentum) and the error on
+// Two metrics of docs/result-schema.md: momenta along a run (metrics.momentum) and the error on
 // the named outputs (metrics.error.output_*), checked against values recomputed by hand from
 // the run's own samples and from closed-form references (docs/result-schema.md).
 #include <catch2/catch.hpp>
@@ -201,7 +201,7 @@ TEST_CASE("gyro_top keeps its angular momentum about e3 to the integration error
   // its drift is integration error and falls with the tolerance. Measured over the 2 s
   // (atol = rtol / 100): ida 8.7e-8 at rtol 1e-10 (its energy drift there is 2.0e-7, the
   // same order), 9.9e-9 at 1e-11, 1.2e-9 at 1e-12; dopri5 1.0e-10 at rtol 1e-10.
-  // The issue's 1e-8 under ida at rtol 1e-10 is therefore not met by IDA's accuracy on this
+  // A bound of 1e-8 under ida at rtol 1e-10 is therefore not met by IDA's accuracy on this
   // problem; it is met at rtol 1e-12, and by dopri5 at 1e-10.
   const double ida_10 = relative_drift("ida", 1e-10), ida_12 = relative_drift("ida", 1e-12);
   CHECK(ida_10 < 1e-6);
@@ -312,8 +312,8 @@ TEST_CASE("outputs that read v are compared only where the reference has velocit
 
 TEST_CASE("every catalogue reference provides outputs, stored velocities round-trip",
           "[metrics][output-error]") {
-  // Issue acceptance: metrics.error.output_max_abs on every problem with a reference, i.e.
-  // every reference provides at least one output at the default parameters.
+  // metrics.error.output_max_abs on every problem with a reference (docs/result-schema.md),
+  // i.e. every reference provides at least one output at the default parameters.
   for (const ProblemEntry& entry : ProblemCatalogue()) {
     const Problem p = BuildProblem(entry.id, ParameterSet());
     const auto ref = FindAnyReference(p);

@@ -24,7 +24,8 @@ namespace {
 TEST_CASE("a crank that turns is not diverging", "[divergence][outcome]") {
   // Andrews' squeezer in its relative angles: the crank angle beta passes 1e3 x its scale
   // (|q0|_inf = 1.23 rad) at t = 0.43 s; measured on the circle it stays within pi. The run
-  // was `unstable` at 0.43 with output error 8.9e-11 (issue of the false unstable).
+  // was `unstable` at 0.43 with output error 8.9e-11 before angles were measured on the
+  // circle (docs/divergence.md).
   const RunRecord r = Execute(Spec("andrews_squeezer", "odeint-dopri5", {}, {}, 0.6));
   INFO(r.message);
   CHECK(r.status == RunStatus::kOk);

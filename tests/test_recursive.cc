@@ -82,7 +82,7 @@ double MaxDistanceP2(double m1) {
 TEST_CASE("joint-tree: the O(N) forces, energy, power and momenta equal the planar formulation's",
           "[recursive]") {
   // Two evaluations of the same force elements (model_equations.h by automatic
-  // differentiation of the potential, joint_tree.cc element by element): round-off apart.
+  // differentiation of the potential, joint_tree_forces.cc element by element): round-off apart.
   using Params = std::map<std::string, std::string>;
   const std::vector<std::pair<std::string, Params>> cases = {
       {"small_mass_oscillator", Params{{"formulation", "joint-tree"}}},

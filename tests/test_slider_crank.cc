@@ -86,7 +86,7 @@ TEST_CASE("slider_crank_3d starts with the published peers' energy and rod spin"
   // pydykit's `mid` model starts at E0 = 0.76643568 J; the same data with the crank's centre
   // of mass at A give 0.71589168 J (crank 0.12 kg x 9.81 x 0.04 m lower, and its centre no
   // longer moving: 0.5 x 0.12 x 0.24^2 J less). Both are exact decimals of the statement's
-  // data, so 1e-7 J (the tolerance) leaves room for round-off only.
+  // data, given to 8 decimals, so 1e-7 J leaves room for their rounding and round-off only.
   const std::map<std::string, double> published = {{"pivot", 0.71589168}, {"mid", 0.76643568}};
   for (const auto& [variant, energy] : published) {
     const Problem p = SliderCrank(variant);
@@ -110,9 +110,9 @@ TEST_CASE("slider_crank_3d starts with the published peers' energy and rod spin"
 
 TEST_CASE("slider_crank_3d: crank-revolution periods of the published peers",
           "[model][slider_crank]") {
-  // 0.601907 s (pivot; matches Masoudi's published curve) and 0.578897 s (mid) come from the
-  // issue's quadrature of the 1-DOF energy equation with the peers' joint axes (slider X, rod
-  // axis perpendicular to the rod and to X).
+  // 0.601907 s (pivot; matches Masoudi's published curve) and 0.578897 s (mid): the
+  // quadrature of the 1-DOF energy equation with the peers' joint axes (slider X, rod axis
+  // perpendicular to the rod and to X), rounded to 1e-6 s; QuadraturePeriod recomputes them.
   const std::map<std::string, double> published = {{"pivot", 0.601907}, {"mid", 0.578897}};
   for (const auto& [variant, period] : published) {
     // Our own quadrature: 256 and 512 nodes agree to round-off (geometric convergence), and
@@ -127,8 +127,8 @@ TEST_CASE("slider_crank_3d: crank-revolution periods of the published peers",
     // The DAE, integrated by two methods at the suite's default tolerances (rtol 1e-10):
     // the period is interpolated linearly in the angle between accepted steps, an error of
     // O(h^2 theta'' / theta'). Measured against the quadrature: 3e-8 s (ida), 2e-6 s
-    // (odeint-dopri5, whose steps are longer), so 1e-5 s; the 1e-4 s against the
-    // published values then holds with a wide margin.
+    // (odeint-dopri5, whose steps are longer), so 1e-5 s, which also keeps the DAE within
+    // 1e-4 s of the published periods with a wide margin.
     for (const std::string method : {"ida", "odeint-dopri5"}) {
       RunSpec spec;
       spec.problem = "slider_crank_3d";

@@ -11,6 +11,7 @@
 #include <Eigen/Cholesky>
 
 #include "methods/fixed_step_method.h"
+#include "problems/invariant.h"
 
 #ifndef DECLARED_ORDER
 #define DECLARED_ORDER 2
@@ -77,7 +78,7 @@ class ExplicitMidpoint final : public mbb::FixedStepMethod {
 
   StepStatus Step(mbb::FixedStepWorkspace& workspace, double h, FixedStepState& s,
                   WorkCounters& counters) const override {
-    auto& ws = static_cast<Workspace&>(workspace);
+    auto& ws = MBB_DOWNCAST(Workspace, workspace);
     ws.q_mid = s.q + 0.5 * h * s.v;
     ws.v_mid = s.v + 0.5 * h * s.a;
     counters.rhs_evals += 2;

@@ -75,7 +75,7 @@ void TangentSparseSystem::EvaluateDerivatives(DaeWorkspace& ws, double t, ConstV
 }
 
 // dgamma/dq on Phi_q's pattern into scratch_, by central differences, all columns of a
-// group perturbed together (no row sees two of them): tangent_newmark.cc's dense form.
+// group perturbed together (no row sees two of them): tangent_pass.cc's dense form.
 void TangentSparseSystem::GammaJacobianByDifferences(DaeWorkspace& ws, double t, ConstVectorRef x,
                                                      ConstVectorRef v) {
   const JacobianCompression& pattern = dae_.constraint_jacobian_pattern();

@@ -1,9 +1,13 @@
-// What the joint-tree formulation's sources share (joint_tree.cc, joint_tree_spatial_dae.cc):
-// one joint's blocks of (9) and the evaluation workspace.
+// What the joint-tree formulation's sources share (joint_tree.cc, joint_tree_planar.cc,
+// joint_tree_forces.cc, joint_tree_formulation.cc, joint_tree_closure.cc,
+// joint_tree_spatial_dae.cc): one joint's blocks of (9), the planar joint map and the
+// evaluation workspace.
 #pragma once
 
+#include <cmath>
 #include <vector>
 
+#include "problems/body_motion.h"
 #include "problems/model/joint_tree.h"
 #include "problems/model_structure.h"
 
@@ -54,6 +58,25 @@ struct TreeWorkspace final : DaeWorkspace {
   Matrix phi_q_all, coordinate_jacobian, twist_jacobian, phi_q_plus, phi_q_minus;
   static TreeWorkspace& Of(DaeWorkspace& ws);
 };
+
+// Planar vectors: u rotated by +90 degrees, and s rotated by `angle` (R(angle) s).
+inline Eigen::Vector2d Perp(const Eigen::Vector2d& u) { return {-u.y(), u.x()}; }
+inline Eigen::Vector2d Rotate(double angle, const Eigen::Vector2d& s) {
+  const double c = std::cos(angle), sn = std::sin(angle);
+  return {c * s.x() - sn * s.y(), sn * s.x() + c * s.y()};
+}
+
+/// Planar trees (joint_tree_planar.cc): body b's joint (7), (8), (9) from its predecessor's
+/// absolute coordinates in p, pv (planar layout) and its own q, q' (n_b values each).
+void CalcPlanarJointMotion(const std::vector<TreeBody>& bodies, const TreeBody& b, const double* p,
+                           const double* pv, const double* q, const double* qv, JointMotion& out);
+/// Planar trees: the inverse of (7), (8) body by body, from the absolute coordinates
+/// p, p' (planar layout) or straight from body motions aligned with the model. A distance
+/// joint's link angle is taken within pi of the value q holds on entry.
+void PlanarJointCoordinatesFromAbsolute(const std::vector<TreeBody>& bodies, const Vector& p,
+                                        const Vector& pv, Vector& q, Vector& v);
+void PlanarJointCoordinatesFromMotions(const std::vector<TreeBody>& bodies,
+                                       const std::vector<BodyMotion>& motion, Vector& q, Vector& v);
 
 /// Spatial trees: every body's frame (tree order) from body motions aligned with the model.
 std::vector<SpatialFrame> FramesOfBodies(const std::vector<TreeBody>& bodies,

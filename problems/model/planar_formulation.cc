@@ -35,7 +35,10 @@ struct BodyRef {
 // every joint point (two per joint) where a body has one angle, so most calls repeat one
 // (double four-bar: about 150 evaluations a step, 5 bodies). A pure function of the bits of
 // theta, so the results are the same as computing them; per thread, so no sharing. Dual
-// numbers (automatic differentiation) take their own cos and sin.
+// numbers (automatic differentiation) take their own cos and sin. It stays outside the
+// workspace contract (docs/style.md) on purpose: it holds nothing a result can depend on
+// (a miss recomputes the same bits), and the body-kinematics policy that calls it
+// (model_equations.h) is handed q alone, no workspace.
 struct CosSin {
   double c, s;
 };

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Regenerates the measured tables of docs/performance.md in one run, mbbench's methods side
-# by side with the `simbody` peer on the same machine (issue "speed at equal accuracy"):
+# by side with the `simbody` peer on the same machine (docs/performance.md, "Speed at equal
+# accuracy against Simbody"):
 #   1. `mbbench fastest` on bricard, double_four_bar, andrews_squeezer, slider_crank_3d with
-#      the goals' criteria: per method the cheapest passing h / rtol (both for methods with
+#      the criteria below: per method the cheapest passing h / rtol (both for methods with
 #      both modes), timed (median and min of REPEATS runs), and the ratio of Simbody's time
 #      to each method's; bricard also with samples=interpolate;
 #   2. n_four_bar scaling, N = 2 ... 200: time per step of odeint-rk4 (default and sparse
@@ -40,15 +41,15 @@ fastest() {  # fastest PROBLEM CRITERIA...   (SAMPLES=interpolate: into $OUT/int
     --budget 60 --out "$dir" >"$dir/fastest_$problem.txt" 2>"$dir/fastest_$problem.log" || true
 }
 if [ -z "${SCALING_ONLY:-}" ]; then
-# Goal 1: Bricard, energy drift <= 1e-3 J, J4 within 1e-3 m of the reference at its samples.
+# Bricard, energy drift <= 1e-3 J, J4 within 1e-3 m of the reference at its samples.
 fastest bricard --criterion energy_drift=1e-3 --criterion output_error=1e-3
 # The same with samples=interpolate: the adaptive methods (both sides) step past the
 # reference's 0.1 s samples instead of landing on each (docs/fastest.md).
 SAMPLES=interpolate fastest bricard --criterion energy_drift=1e-3 --criterion output_error=1e-3
-# Goal 2: double four-bar, energy <= 0.1 J, B0 within 1e-3 m (at every reference sample,
-# stricter than the issue's "at t = 10 s").
+# Double four-bar, energy <= 0.1 J, B0 within 1e-3 m (at every reference sample,
+# stricter than at t = 10 s alone).
 fastest double_four_bar --criterion energy_drift=0.1 --criterion output_error=1e-3
-# Goal 3: Andrews' squeezer to 8 significant digits at t = 0.03 s (the reference's one
+# Andrews' squeezer to 8 significant digits at t = 0.03 s (the reference's one
 # sample): angles of order 1 rad, so an absolute 1e-8.
 fastest andrews_squeezer --criterion output_error=1e-8
 # slider_crank_3d: energy drift <= 1e-3 J and the outputs within 1e-3 of the reference.
@@ -63,7 +64,7 @@ FORMULATION=joint-tree fastest slider_crank_3d --criterion energy_drift=1e-3 \
   --criterion output_error=1e-3
 fi
 
-# Goal 5: n_four_bar scaling, fixed h = 1e-3 over 0.02 s (20 steps; the per-step cost).
+# n_four_bar scaling, fixed h = 1e-3 over 0.02 s (20 steps; the per-step cost).
 # odeint-rk4 and newmark-index3 as a user gets them (constraint_solves=auto: dense below 60
 # coordinates, sparse from there on) and on the sparse route at every size; tangent-newmark.
 : >"$OUT/scaling.tsv"
@@ -85,7 +86,7 @@ for N in 2 5 10 20 50 100 200; do
   done
 done
 
-# Goal 6: the main job.
+# The main job (`mbbench run`, the embedded default catalogue).
 if [ -z "${SKIP_MAIN:-}" ] && [ -z "${SCALING_ONLY:-}" ]; then
   /usr/bin/time -f "%e %U" -o "$OUT/main_repeats0.time" "$BIN" run --repeats 0 \
     --out "$OUT/main0" >/dev/null 2>&1 || true

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Regenerates the table of docs/performance.md "Implicit step cost (goal 4)": time per step
+# Regenerates the table of docs/performance.md, "Implicit step cost": time per step
 # of every implicit method on double_four_bar and bricard at h = 0.01 over 2 s (200 steps),
 # as a user gets it, with `derivatives=reuse` where the method has it and tangent-newmark
 # with `convergence=contraction`, beside the
 # yardstick measured in the same run: three dense LU solves of the run's (n + m) x (n + m)
-# system (bench/dense_solve_bench.cc). The issue's bounds (3x its estimate at 10 GFLOP/s:
-# 15 us and 210 us for the 15- and 35-coordinate formulations) are listed with them.
+# system (bench/dense_solve_bench.cc). The bounds listed with them are three times the
+# estimate of a dense (n + m) solve per Newton iteration, 3 iterations, at 10 GFLOP/s
+# (docs/performance.md, "Implicit step cost"): 15 us and 210 us for the 15- and
+# 35-coordinate formulations.
 # Each configuration: INVOCATIONS invocations of `mbbench run --repeats REPEATS`, the
 # minimum and the median of the per-invocation minima per step.
 # usage: [REPEATS=5] [INVOCATIONS=3] scripts/bench/step_cost.sh [BUILD_DIR] > table.md
@@ -63,7 +65,7 @@ dense = {}
 for line in open(sys.argv[2]):
     size, solves, rounds, tmin, tmed, gflops = line.strip().split(",")
     dense[int(size)] = (float(tmin), float(gflops))
-bound = {"double_four_bar": 15e-6, "bricard": 210e-6}  # the issue's 3 x estimate
+bound = {"double_four_bar": 15e-6, "bricard": 210e-6}  # 3 x the dense-solve estimate
 runs = {}
 for line in open(sys.argv[1]):
     problem, method, setting, path = line.strip().split("|")
@@ -79,7 +81,7 @@ for line in open(sys.argv[1]):
             passes=m.get("newton_iterations"), jac=m.get("jacobian_evals")))
 print(f"Machine: {sys.argv[4].strip()}, {sys.argv[3]}. h = 0.01 over 2 s (200 steps).")
 print()
-print("| problem | method | setting | n + m | passes | per step, min (median) | issue bound | / bound "
+print("| problem | method | setting | n + m | passes | per step, min (median) | bound (3 x estimate) | / bound "
       "| 3 dense LU of n + m (GFLOP/s) | / 3 LU |")
 print("|---|---|---|---|---|---|---|---|---|---|")
 for (problem, method, setting), rs in runs.items():
