@@ -16,15 +16,11 @@ std::string Cell(const std::optional<double>& x, const char* format) {
 }
 
 namespace {
+
 // The run as the report reads it back from its file: judged by the same rules.
 ResultSummary Judged(const RunRecord& record) {
   return SummaryOfDocument(ResultDocumentOf(record), record.problem_id + "_" + record.method_id);
 }
-}  // namespace
-
-std::string RunStatusLine(const RunRecord& record) { return StatusLine(Judged(record)); }
-
-namespace {
 
 // The settings of a run in the table: the step or the tolerance that was used and the
 // method's non-default parameters, so the rows of a sweep say what differs.
@@ -73,6 +69,8 @@ void PrintTableRow(const RunRecord& r, const std::string& status, const std::str
 }
 
 }  // namespace
+
+std::string RunStatusLine(const RunRecord& record) { return StatusLine(Judged(record)); }
 
 void PrintRunTable(const std::vector<TableRow>& rows) {
   TableWidths widths;
