@@ -12,6 +12,8 @@
 #include <memory>
 #include <utility>
 
+#include "methods/common/observed_order.h"
+
 namespace mbb {
 namespace conformance {
 
@@ -39,10 +41,6 @@ namespace {
 double ConstraintTolerance(const RunSettings& s) {
   return s.h > 0.0 ? 1e-8 : std::max(1e-8, 10.0 * s.rtol);
 }
-// Order check: the observed order may differ from the declared one by this much, the
-// pre-asymptotic spread at the step sizes of cases.h (docs/adding-a-method.md): methods that
-// keep their order read up to 0.28 from it on this set (partitioning on spatial_pendulum).
-constexpr double kOrderSlack = 0.3;
 // Tolerance proportionality: two decades of rtol must buy at least one decade of error.
 constexpr double kMinErrorReduction = 10.0;
 // Energy check horizon (s): ~10 periods of the pendulums (more for the spatial one).
@@ -189,7 +187,7 @@ ObservedOrder MeasureOrder(Session& s, const Case& c, const Problem& p) {
         Format("%ld of the %ld step times of the coarsest run found in all three runs", matched,
                n0 + 1));
   s.Add(c, "order differences", d[1] > 0.0, Format("differences %g, %g", d[0], d[1]));
-  observed.order = std::log2(d[0] / d[1]);
+  observed.order = mbb::ObservedOrder(d[0], d[1], h0, h0 / 2.0);  // log2(d1 / d2)
   return observed;
 }
 
@@ -205,7 +203,7 @@ void CheckOrder(Session& s, const Case& c, const Problem& p) {
   std::string detail = Format("observed order %g, declared %d (differences %g, %g)", o.order,
                               declared, o.differences[0], o.differences[1]);
   if (!o.failure.empty()) detail += "; " + o.failure;
-  s.Add(c, "order", std::abs(o.order - declared) <= kOrderSlack, detail);
+  s.Add(c, "order", OrderVerdict(o.order, declared).empty(), detail);
 }
 
 // Tolerance proportionality of the default adaptive mode; also checks the constraint

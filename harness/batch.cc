@@ -175,11 +175,13 @@ bool RunItem(Batch& b, size_t i) {
 void PrintProgressLine(Batch& b, size_t i) {
   const int done = ++b.finished;
   const IndexEntry& entry = b.index[i];
+  // The verdict, as the report will give it: "ok (inaccurate: ...)", "failed (time limit)".
+  const std::string status = b.have_record[i] ? RunStatusLine(b.records[i]) : entry.status;
   std::lock_guard<std::mutex> lock(b.print_mutex);
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - b.start).count();
   std::fprintf(stderr, "[%d/%zu %6.1fs] %s %s: %s\n", done, b.items.size(), elapsed,
-               entry.problem.c_str(), entry.method.c_str(), entry.status.c_str());
+               entry.problem.c_str(), entry.method.c_str(), status.c_str());
 }
 
 }  // namespace

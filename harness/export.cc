@@ -38,6 +38,8 @@ Row RowOf(const ResultSummary& r) {
   row["method"] = r.method;
   row["configuration"] = ConfigurationLabel(r);
   row["status"] = r.status;
+  // Apart from numerical failures: a time or step limit (failure_class.h); null when ok.
+  row["failure_class"] = r.failure_class.empty() ? Value(std::monostate{}) : Value(r.failure_class);
   row["h"] = Optional(r.h);
   row["rtol"] = Optional(r.rtol);
   row["atol"] = Optional(r.atol);
@@ -57,8 +59,9 @@ Row RowOf(const ResultSummary& r) {
   return row;
 }
 
-const std::vector<std::string> kFirst = {"file", "problem", "method", "configuration", "status",
-                                         "h",    "rtol",    "atol",   "t_end"};
+const std::vector<std::string> kFirst = {
+    "file", "problem", "method", "configuration", "status",
+    "h",    "rtol",    "atol",   "t_end",         "failure_class"};
 const std::vector<std::string> kLast = {"git_commit", "git_dirty",         "date",   "cpu", "cores",
                                         "host",       "load_average_1min", "message"};
 

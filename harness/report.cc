@@ -54,7 +54,8 @@ std::string MdCell(const std::string& text) {
 // the same verdicts out in the cells.
 constexpr const char* kStatusStyle =
     "td.ok{background:#d8f0d8}td.inaccurate{background:#fff0b0}td.failed{background:#f6c8c8}"
-    "td.unstable{background:#f9d9b0}td.na{background:#e8e8e8;color:#555}"
+    "td.time_limit{background:#d8e4f6}td.unstable{background:#f9d9b0}td.na{background:#e8e8e8;"
+    "color:#555}"
     "td.mixed{background:#f9e4c8}td.flag{background:#f6c8c8;font-weight:bold}"
     "td.noisy{background:#e4e0f4}td.left{text-align:left}";
 
@@ -289,7 +290,8 @@ std::pair<std::string, std::string> GridCell(const std::vector<const ResultSumma
   if (warned) cell += " (!)";
   // One class when every run has it; "mixed" when ok runs sit beside failed or unstable ones.
   std::string css = classes.size() == 1 ? *classes.begin() : "mixed";
-  if (classes.size() > 1 && !classes.count("failed") && !classes.count("unstable"))
+  if (classes.size() > 1 && !classes.count("failed") && !classes.count("unstable") &&
+      !classes.count("time_limit"))
     css = classes.count("inaccurate") ? "inaccurate" : "ok";
   return {cell, css};
 }
@@ -306,8 +308,12 @@ void WriteGrid(Document& doc, const std::vector<ResultSummary>& rows,
       Num(kInaccurateError, "%g") +
       ", whose energy drift passed the warning threshold, or whose outputs are not meaningful "
       "(the run table says which). (!): the run has warnings (listed in its run table). "
+      "failed (time limit): stopped by the run's time limit (CPU time, --time-limit), which says "
+      "nothing of the method's numerics; failed (step limit): max_steps used up; failed alone: "
+      "a numerical failure. "
       "n/a [k]: not applicable, reason k below. Colours (HTML): green ok, yellow ok but "
-      "inaccurate, red failed, orange unstable or mixed, grey not applicable.");
+      "inaccurate, red failed, blue failed at the time limit, orange unstable or mixed, grey "
+      "not applicable.");
   std::map<std::string, int> notes;
   std::vector<std::string> header = {"problem"};
   header.insert(header.end(), methods.begin(), methods.end());
@@ -326,6 +332,9 @@ void WriteGrid(Document& doc, const std::vector<ResultSummary>& rows,
     classes.push_back(css);
   }
   doc.Table(header, table, classes);
+  std::vector<std::string> texts;
+  for (const auto& r : rows) texts.push_back(StatusText(r));
+  doc.Paragraph(StatusCountsLine(texts) + ".");
   if (!notes.empty()) {
     std::vector<std::vector<std::string>> reasons(notes.size());
     for (const auto& [reason, k] : notes) reasons[k - 1] = {std::to_string(k), reason};
@@ -371,29 +380,45 @@ void WriteRunTable(Document& doc, const std::vector<ResultSummary>& rows,
             table, classes);
 }
 
+// The verdict cell of an order row and whether it is a flag.
+std::pair<std::string, bool> OrderVerdictCell(const OrderFit& f) {
+  const std::string flag = OrderFlag(f);
+  if (f.declared <= 0) return {"-", false};
+  if (flag.empty()) return {"as declared", false};
+  if (flag == "below" || flag == "above") return {"ORDER " + flag + " declared", true};
+  return {flag + " (fewer than two runs the reference resolves)", false};
+}
+
 void WriteOrders(Document& doc, const std::vector<OrderFit>& fits, const std::string& problem) {
   std::vector<std::vector<std::string>> table, classes;
   for (const auto& f : fits) {
     if (f.problem != problem) continue;
-    const std::string flag = OrderFlag(f);
-    table.push_back(
-        {f.configuration, Num(f.observed, "%.2f"),
-         f.declared > 0 ? std::to_string(f.declared) : "-",
-         f.declared > 0 ? Num(f.observed - f.declared, "%+.2f") : "-",
-         flag.empty() ? (f.declared > 0 ? "as declared" : "-") : "ORDER " + flag + " declared",
-         std::to_string(f.points), Num(f.h_min) + " .. " + Num(f.h_max)});
-    classes.push_back({"left", "", "", "", flag.empty() ? "" : "flag", "", ""});
+    const auto [verdict, flagged] = OrderVerdictCell(f);
+    const bool measured = std::isfinite(f.observed);
+    table.push_back({f.configuration, measured ? Num(f.observed, "%.2f") : "-",
+                     f.declared > 0 ? std::to_string(f.declared) : "-",
+                     f.declared > 0 && measured ? Num(f.observed - f.declared, "%+.2f") : "-",
+                     verdict, measured ? Num(f.h_coarse) + " -> " + Num(f.h_fine) : "-",
+                     Num(f.slope, "%.2f"),
+                     std::to_string(f.points) + " (" + std::to_string(f.resolved) + " resolved)",
+                     Num(f.h_min) + " .. " + Num(f.h_max)});
+    classes.push_back({"left", "", "", "", flagged ? "flag" : "", "", "", "", ""});
   }
   if (table.empty()) return;
   doc.Paragraph(
-      "Observed order: least-squares slope of log(error) against log(h) over the fixed-step "
-      "runs of each configuration; declared: the method's promised order (mbbench list "
-      "methods). Flagged when they differ by more than " +
+      "Observed order by the conformance suite's rule (one function, "
+      "methods/common/observed_order.h): the order the refinement between the two finest step "
+      "sizes shows, log(e_coarse / e_fine) / log(h_coarse / h_fine) of the max relative "
+      "position errors, over the fixed-step runs whose error the reference resolves (scd not "
+      "capped at the reference's digits); flagged when it differs from the declared order (the "
+      "method's promise, mbbench list methods) by more than " +
       Num(kOrderSlack, "%g") +
-      ", the slack of the conformance suite's order check. The convergence plot draws a "
-      "slope triangle of the declared order under each line's finest point.");
-  doc.Table({"configuration", "observed order", "declared order", "difference", "verdict", "runs",
-             "h [s]"},
+      ", the slack of the conformance suite's order check. The least-squares slope over all "
+      "the runs is shown beside it, not judged (coarse pre-asymptotic steps and the "
+      "reference's floor pull it). The convergence plot draws a slope triangle of the declared "
+      "order under each line's finest point.");
+  doc.Table({"configuration", "observed order", "declared order", "difference", "verdict",
+             "h pair [s]", "least-squares slope", "runs", "h [s]"},
             table, classes);
 }
 

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "methods/common/observed_order.h"
 #include "methods/method.h"
 #include "problems/problem.h"
 
@@ -145,6 +146,15 @@ std::optional<double> FitLogLogSlope(const std::vector<std::pair<double, double>
   return sxy / sxx;
 }
 
+namespace {
+// Whether the reference resolves the run's error: scd = min(digits, -log10(error)) (metrics
+// observer), so an scd below -log10(error) was capped at the reference's digits and the error
+// is below what the reference supports.
+bool Resolved(const ResultSummary& r) {
+  return !r.scd || *r.scd >= -std::log10(*r.error_rel) - 1e-9;
+}
+}  // namespace
+
 std::vector<OrderFit> FitObservedOrders(const std::vector<ResultSummary>& rows) {
   std::map<std::pair<std::string, std::string>, std::vector<const ResultSummary*>> groups;
   for (const auto& r : rows)
@@ -152,18 +162,31 @@ std::vector<OrderFit> FitObservedOrders(const std::vector<ResultSummary>& rows) 
       groups[{r.problem, ConfigurationLabel(r)}].push_back(&r);
   std::vector<OrderFit> fits;
   for (const auto& [key, runs] : groups) {
-    std::vector<std::pair<double, double>> points;
-    for (const ResultSummary* r : runs) points.push_back({*r->h, *r->error_rel});
+    std::vector<std::pair<double, double>> points, resolved;
+    for (const ResultSummary* r : runs) {
+      points.push_back({*r->h, *r->error_rel});
+      if (Resolved(*r)) resolved.push_back({*r->h, *r->error_rel});
+    }
     const auto slope = FitLogLogSlope(points);
     if (!slope) continue;
     OrderFit fit;
     fit.problem = key.first;
     fit.configuration = key.second;
     fit.method = runs.front()->method;
-    fit.observed = *slope;
+    fit.slope = *slope;
+    fit.observed = std::nan("");
+    std::sort(resolved.begin(), resolved.end());  // finest h first
+    for (size_t k = 0; k + 1 < resolved.size() && std::isnan(fit.observed); ++k) {
+      if (resolved[k + 1].first == resolved[k].first) continue;  // the same h twice
+      fit.h_fine = resolved[k].first;
+      fit.h_coarse = resolved[k + 1].first;
+      fit.observed =
+          ObservedOrder(resolved[k + 1].second, resolved[k].second, fit.h_coarse, fit.h_fine);
+    }
     const MethodEntry* entry = FindRegistered(fit.method);
     fit.declared = entry != nullptr ? entry->promises.order : 0;
     fit.points = static_cast<int>(points.size());
+    fit.resolved = static_cast<int>(resolved.size());
     fit.h_min = std::min_element(points.begin(), points.end())->first;
     fit.h_max = std::max_element(points.begin(), points.end())->first;
     fits.push_back(fit);

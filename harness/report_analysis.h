@@ -46,15 +46,23 @@ std::string SweptValue(const ResultSummary& r);
 /// positive x or a non-positive y.
 std::optional<double> FitLogLogSlope(const std::vector<std::pair<double, double>>& points);
 
-/// Observed order of one configuration on one problem: the slope of the position error
-/// against h over its fixed-step runs (ok runs with an error), beside the declared
-/// MethodPromises::order (0 when the method declares none or is unknown).
+/// Observed order of one configuration on one problem, by the conformance suite's rule
+/// (methods/common/observed_order.h): over its fixed-step runs (ok runs with a position
+/// error), the two finest step sizes whose error the reference resolves (scd not capped at
+/// the reference's digits: below that the error is the reference's, not the run's), and the
+/// order that refinement shows, log(e_coarse / e_fine) / log(h_coarse / h_fine); NaN when
+/// fewer than two runs are resolved. Beside it the least-squares slope over all the runs (the
+/// rule before; pre-asymptotic coarse steps and the reference's floor pull it) and the
+/// declared MethodPromises::order (0 when the method declares none or is unknown).
 struct OrderFit {
   std::string problem, configuration, method;
   double observed = 0.0;
+  double slope = 0.0;  // least squares of log(error) on log(h) over every run
   int declared = 0;
-  int points = 0;
+  int points = 0;    // runs with an error
+  int resolved = 0;  // of those, with an error the reference resolves
   double h_min = 0.0, h_max = 0.0;
+  double h_fine = 0.0, h_coarse = 0.0;  // the pair `observed` is measured on (0: none)
 };
 std::vector<OrderFit> FitObservedOrders(const std::vector<ResultSummary>& rows);
 

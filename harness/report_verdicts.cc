@@ -1,8 +1,11 @@
 #include "harness/report_verdicts.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 
+#include "harness/failure_class.h"
 #include "harness/metrics_observer.h"
 
 namespace mbb {
@@ -37,11 +40,42 @@ std::vector<std::string> InaccuracyReasons(const ResultSummary& r) {
 std::string StatusClass(const ResultSummary& r) {
   if (r.status == "ok") return InaccuracyReasons(r).empty() ? "ok" : "inaccurate";
   if (r.status == "not_applicable") return "na";
+  if (r.failure_class == kFailureTimeLimit) return "time_limit";
   return r.status;
 }
 
 std::string StatusText(const ResultSummary& r) {
-  return StatusClass(r) == "inaccurate" ? "ok (inaccurate)" : r.status;
+  if (StatusClass(r) == "inaccurate") return "ok (inaccurate)";
+  return StatusWithFailureClass(r.status, r.failure_class);
+}
+
+std::string StatusLine(const ResultSummary& r) {
+  const std::vector<std::string> reasons = InaccuracyReasons(r);
+  if (reasons.empty()) return StatusText(r);
+  std::string line = "ok (inaccurate: ";
+  for (size_t k = 0; k < reasons.size(); ++k) line += (k ? "; " : "") + reasons[k];
+  return line + ")";
+}
+
+std::string StatusCountsLine(const std::vector<std::string>& status_texts) {
+  std::map<std::string, int> counts;
+  for (const std::string& text : status_texts) ++counts[text];
+  const std::vector<std::string> order = {
+      "ok",       "ok (inaccurate)", "failed", "failed (step limit)", "failed (time limit)",
+      "unstable", "not_applicable"};
+  std::vector<std::string> texts = order;
+  for (const auto& [text, count] : counts)
+    if (std::find(order.begin(), order.end(), text) == order.end()) texts.push_back(text);
+  std::string line =
+      std::to_string(status_texts.size()) + " run" + (status_texts.size() == 1 ? "" : "s") + ":";
+  bool first = true;
+  for (const std::string& text : texts) {
+    const auto it = counts.find(text);
+    if (it == counts.end()) continue;
+    line += (first ? " " : ", ") + std::to_string(it->second) + " " + text;
+    first = false;
+  }
+  return line;
 }
 
 std::string NoiseReason(const ResultSummary& r) {
@@ -57,11 +91,6 @@ std::string NoiseReason(const ResultSummary& r) {
   return "";
 }
 
-std::string OrderFlag(const OrderFit& fit) {
-  if (fit.declared <= 0) return "";
-  const double difference = fit.observed - fit.declared;
-  if (std::abs(difference) <= kOrderSlack) return "";
-  return difference < 0.0 ? "below" : "above";
-}
+std::string OrderFlag(const OrderFit& fit) { return OrderVerdict(fit.observed, fit.declared); }
 
 }  // namespace mbb

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <tuple>
 
+#include "harness/failure_class.h"
 #include "harness/file_names.h"
 #include "harness/json_file.h"
 
@@ -297,6 +298,7 @@ ResultDocument ResultDocumentOf(const RunRecord& r, const std::string& series_fi
   d.samples = r.samples;
   d.status = ToString(r.status);
   d.message = r.message;
+  d.failure_class = r.failure_class;
   // A failed or unstable run's metrics, outputs and final state describe where it stopped,
   // not the solution at t_end (docs/result-schema.md).
   // An ok run that left the reference (took the other branch at a singular position, or
@@ -324,6 +326,7 @@ std::string ToJson(const ResultDocument& d) {
                    {"samples", d.samples}};
   j["status"] = d.status;
   j["message"] = d.message;
+  j["failure_class"] = d.failure_class.empty() ? json(nullptr) : json(d.failure_class);
   j["outputs_meaningful"] = d.outputs_meaningful;
   j["metrics"] = MetricsJson(d.metrics);
   json outputs = json::object();
@@ -350,6 +353,14 @@ ResultDocument ResultDocumentFromJson(const std::string& text, const std::string
   ReadRunDetails(d, r.run);
   r.status = d.String("status");
   r.message = d.OptionalString("message");
+  // Results written before the key existed: the class their status and message imply.
+  r.failure_class = d.Find("failure_class") != nullptr ? d.OptionalString("failure_class")
+                                                       : FailureClassOf(r.status, r.message);
+  if (!r.failure_class.empty() && r.failure_class != kFailureTimeLimit &&
+      r.failure_class != kFailureStepLimit && r.failure_class != kFailureNumerical)
+    d.Fail("failure_class", "'" + r.failure_class +
+                                "' is none of time_limit, step_limit, "
+                                "numerical or null");
   r.h = d.NumberOrNull("settings.h");
   r.rtol = d.NumberOrNull("settings.rtol");
   r.atol = d.NumberOrNull("settings.atol");
@@ -406,9 +417,10 @@ bool operator==(const DocumentMetrics& a, const DocumentMetrics& b) {
 bool operator==(const ResultDocument& a, const ResultDocument& b) {
   return a.context == b.context && a.run == b.run && a.metrics == b.metrics &&
          std::tie(a.load_average, a.h, a.rtol, a.atol, a.t_end, a.samples, a.status, a.message,
-                  a.outputs_meaningful, a.outputs, a.series, a.configuration) ==
+                  a.failure_class, a.outputs_meaningful, a.outputs, a.series, a.configuration) ==
              std::tie(b.load_average, b.h, b.rtol, b.atol, b.t_end, b.samples, b.status, b.message,
-                      b.outputs_meaningful, b.outputs, b.series, b.configuration) &&
+                      b.failure_class, b.outputs_meaningful, b.outputs, b.series,
+                      b.configuration) &&
          Same(a.final_state, b.final_state);
 }
 

@@ -72,6 +72,9 @@ struct ResultDocument {
   double t_end = 0.0;
   std::string samples = "land";
   std::string status, message;
+  /// "time_limit" | "step_limit" | "numerical" for a failed or unstable run, "" (null)
+  /// otherwise (failure_class.h); derived from status and message when the file has no key.
+  std::string failure_class;
   bool outputs_meaningful = false;
   DocumentMetrics metrics;
   std::map<std::string, Measured> outputs;

@@ -169,11 +169,15 @@ std::vector<StabilitySummary> ReadStabilitySummaries(const std::string& dir,
 }
 
 ResultSummary ParseResultSummaryText(const std::string& text, const std::string& where) {
-  const ResultDocument d = ResultDocumentFromJson(text, where);
+  return SummaryOfDocument(ResultDocumentFromJson(text, where), where);
+}
+
+ResultSummary SummaryOfDocument(const ResultDocument& d, const std::string& where) {
   ResultSummary r;
   r.file = where;
   RunInto(d, r);
   r.message = d.message;
+  r.failure_class = d.failure_class;
   if (d.metrics.wall_time) {
     r.wall_median = d.metrics.wall_time->median;
     r.wall_min = d.metrics.wall_time->min;

@@ -9,10 +9,13 @@
 namespace mbb {
 
 struct IndexEntry;
+struct ResultDocument;
 
 /// What a report shows of one result document.
 struct ResultSummary {
   std::string file, problem, method, status, message;
+  /// failure_class.h: "time_limit", "step_limit", "numerical", "" (ok, not_applicable).
+  std::string failure_class;
   std::map<std::string, std::string> problem_parameters, method_parameters;
   std::optional<double> h, rtol, wall_median, time_per_step, error_rel, scd, energy_rel_drift,
       position_residual;
@@ -62,6 +65,8 @@ std::vector<StabilitySummary> ReadStabilitySummaries(
 StabilitySummary ParseStabilitySummaryText(const std::string& text, const std::string& where);
 /// One result document's summary from its text; InputError naming `where` and the key.
 ResultSummary ParseResultSummaryText(const std::string& text, const std::string& where);
+/// The summary of a document in memory (`run` judges its runs as the report will).
+ResultSummary SummaryOfDocument(const ResultDocument& document, const std::string& where);
 /// The summary of one result file; empty if it is not a readable mbbench.result/1 document.
 std::optional<ResultSummary> ReadResultSummaryFile(const std::string& path);
 /// Fills the result fields of `entry` from the result file it names inside `dir`.

@@ -85,6 +85,9 @@ struct RunRecord {
   // What happened.
   RunStatus status = RunStatus::kOk;
   std::string message;
+  /// Why a failed or unstable run ended so (harness/failure_class.h): "time_limit",
+  /// "step_limit", "numerical"; "" for ok and not_applicable. Written as `failure_class`.
+  std::string failure_class;
   std::vector<std::string> warnings;
   /// An ok run whose energy drift passed kEnergyDriftWarning (the table marks it).
   bool drift_warning = false;

@@ -1,6 +1,7 @@
 // The table `run` and `sweep` print when their runs are done: one row per run (problem,
 // method, settings, status, steps, median wall time, energy drift, constraint residual,
-// error), columns as wide as their longest cell, the messages and warnings under the row.
+// error), columns as wide as their longest cell, the messages, the reasons of an inaccurate
+// ok run and every warning under the row, and a line counting the runs by status.
 #pragma once
 
 #include <optional>
@@ -21,7 +22,12 @@ struct TableRow {
   std::string note;                   // printed under the row ("rerun: ...")
 };
 
-/// Prints the header and every row, the columns sized to the rows.
+/// Prints the header and every row, the columns sized to the rows, then a line counting the
+/// runs by status ("5 runs: 3 ok, 1 ok (inaccurate), 1 failed (time limit)").
 void PrintRunTable(const std::vector<TableRow>& rows);
+
+/// The verdict on a run as the report gives it (report_verdicts.h StatusLine): "ok", "ok
+/// (inaccurate: position error 0.43 > 0.01)", "failed (time limit)", ...
+std::string RunStatusLine(const RunRecord& record);
 
 }  // namespace mbb

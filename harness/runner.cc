@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <ctime>
 
+#include "harness/failure_class.h"
 #include "harness/metrics_observer.h"
 #include "harness/model_file.h"
 #include "harness/reference_store.h"
@@ -383,6 +384,10 @@ RunRecord Execute(const ResolvedRun& run, const RunSpec& spec) {
     record.status = RunStatus::kFailed;
     record.message = limited.reason();
   }
+  // The stop of this observer is what makes a time limit, whatever the message says.
+  record.failure_class = limited.reached()
+                             ? kFailureTimeLimit
+                             : FailureClassOf(ToString(record.status), record.message);
   record.counters = outcome.counters;
   record.extra_metrics = outcome.extra_metrics;
   observer.Finish(settings.t_end, record);
