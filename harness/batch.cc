@@ -120,7 +120,7 @@ struct Batch {
 bool KeepStored(Batch& b, IndexEntry& entry, const std::string& path,
                 const std::string& configuration, std::string& rerun_reason) {
   const StoredResult stored = ReadStoredResult(path);
-  if (!stored.status.empty() && stored.configuration == configuration) {
+  if (!stored.status.empty() && WithCurrentParameterNames(stored.configuration) == configuration) {
     entry.status = stored.status;
     entry.message = "kept from an earlier run (same configuration)";
     if (stored.status == "failed" || stored.status == "unstable") b.any_failed = true;

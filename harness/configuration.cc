@@ -3,10 +3,12 @@
 #include "harness/configuration.h"
 
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "harness/json_io.h"
+#include "methods/method.h"
 
 namespace mbb {
 
@@ -36,6 +38,23 @@ std::string ConfigurationKey(const RunRecord& d, const RunSpec& spec) {
   // Only when not the default, so that the keys of earlier results stay valid.
   if (d.samples != "land") key["settings"]["samples"] = d.samples;
   return key.dump();  // nlohmann's object keeps its keys sorted: a canonical text
+}
+
+std::string WithCurrentParameterNames(const std::string& key) {
+  if (key.empty()) return key;
+  json parsed = json::parse(key, nullptr, false);
+  if (parsed.is_discarded() || !parsed.is_object()) return key;
+  json& method = parsed["method"];
+  if (!method.is_object() || !method.contains("id") || !method["id"].is_string() ||
+      !method.contains("parameters") || !method["parameters"].is_object())
+    return key;
+  std::map<std::string, std::string> parameters;
+  for (const auto& [name, value] : method["parameters"].items()) {
+    if (!value.is_string()) return key;
+    parameters[name] = value.get<std::string>();
+  }
+  method["parameters"] = WithCurrentParameterNames(method["id"].get<std::string>(), parameters);
+  return parsed.dump();
 }
 
 std::string DescribeConfigurationChange(const std::string& stored, const std::string& wanted) {

@@ -11,6 +11,7 @@
 
 #include "harness/json_file.h"
 #include "harness/regression.h"
+#include "methods/method.h"
 
 namespace mbb {
 
@@ -192,6 +193,7 @@ BaselineValues BaselineValuesOf(const RunRecord& record) {
 BaselineValues ParseBaselineText(const std::string& text, const std::string& where) {
   BaselineValues b = BaselineValuesOf(ResultDocumentFromJson(text, where));
   b.file = FileNameOf(where);
+  b.method_parameters = WithCurrentParameterNames(b.method, b.method_parameters);
   return b;
 }
 
@@ -226,6 +228,7 @@ StabilityBaselineValues ParseStabilityBaselineText(const std::string& text,
                                                    const std::string& where) {
   StabilityBaselineValues b = StabilityBaselineValuesOf(StabilityDocumentFromJson(text, where));
   b.file = FileNameOf(where);
+  b.method_parameters = WithCurrentParameterNames(b.method, b.method_parameters);
   return b;
 }
 

@@ -170,15 +170,18 @@ void ResolveSettings(const RunSpec& spec, ResolvedRun& run) {
   // refuses an unknown key (`--set` gives both kinds).
   std::vector<ParameterSpec> accepted = run.entry->parameters;
   for (const auto& s : RunSettingSpecs()) accepted.push_back(s);
-  spec.method_parameters.Validate(accepted, "method " + spec.method);
-  for (const auto& [key, value] : spec.method_parameters.values())
+  // Former spellings (ida's formulation=, now dae_form=) under the current name first.
+  const ParameterSet parameters =
+      spec.method_parameters.WithCurrentNames(run.entry->parameters, "method " + spec.method);
+  parameters.Validate(accepted, "method " + spec.method);
+  for (const auto& [key, value] : parameters.values())
     if (IsRunSetting(key))
       throw InputError("method " + spec.method + ": '" + key +
                        "' is a run setting, not a method parameter (RunSpec::settings, or "
                        "RunSpec::SetFromText)");
   std::string why;
   if (!spec.settings.Validate(&why)) throw InputError(why);
-  run.method_parameters = spec.method_parameters;
+  run.method_parameters = parameters;
 
   const RunControls& given = spec.settings;
   RunSettings& st = run.settings;

@@ -37,7 +37,7 @@ Amplitudes ReferenceAmplitudes(const ResolvedRun& run) {
   a.q = observer.max_q_deviation();
   a.v = observer.max_velocity();
   a.lambda = observer.max_multiplier();
-  a.source = "ida formulation=index2 rtol=1e-9 over the same horizon";
+  a.source = "ida dae_form=index2 rtol=1e-9 over the same horizon";
   return a;
 }
 

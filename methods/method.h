@@ -237,5 +237,12 @@ const std::vector<MethodEntry>& MethodRegistry();
 void RegisterMethods(std::vector<MethodEntry> entries);
 /// Throws InputError listing the known names if there is none.
 const MethodEntry& FindMethod(const std::string& name);
+/// Stored method parameters (a result, a baseline, a configuration key) under their current
+/// names: a parameter recorded under a former name (ParameterSpec::former_names, e.g. ida's
+/// formulation=, now dae_form=) reads as the current one, so a result written before the
+/// rename compares equal to one written after. Unknown methods and sets naming a parameter
+/// twice come back unchanged (the run's own resolution refuses them).
+std::map<std::string, std::string> WithCurrentParameterNames(
+    const std::string& method, const std::map<std::string, std::string>& parameters);
 
 }  // namespace mbb

@@ -140,4 +140,17 @@ const MethodEntry& FindMethod(const std::string& name) {
   throw InputError("unknown method '" + name + "' (known: " + known + ")");
 }
 
+std::map<std::string, std::string> WithCurrentParameterNames(
+    const std::string& method, const std::map<std::string, std::string>& parameters) {
+  for (const auto& entry : MethodRegistry()) {
+    if (entry.name != method) continue;
+    try {
+      return ParameterSet(parameters).WithCurrentNames(entry.parameters, method).values();
+    } catch (const InputError&) {
+      return parameters;
+    }
+  }
+  return parameters;
+}
+
 }  // namespace mbb

@@ -140,11 +140,31 @@ void ParameterSet::Validate(const std::vector<ParameterSpec>& specs,
         ok = ok || c == value;
         list += (list.empty() ? "" : ", ") + c;
       }
+      std::string formerly;  // the user may have typed the former name
+      for (const auto& former : spec->former_names)
+        formerly += (formerly.empty() ? " (formerly '" : ", '") + former + "'";
+      if (!formerly.empty()) formerly += ")";
       if (!ok)
-        throw InputError(owner + ": parameter '" + key + "' = '" + value +
+        throw InputError(owner + ": parameter '" + key + "'" + formerly + " = '" + value +
                          "' is not one of: " + list);
     }
   }
+}
+
+ParameterSet ParameterSet::WithCurrentNames(const std::vector<ParameterSpec>& specs,
+                                            const std::string& owner) const {
+  ParameterSet out = *this;
+  for (const auto& s : specs)
+    for (const auto& former : s.former_names) {
+      const auto it = out.values_.find(former);
+      if (it == out.values_.end()) continue;
+      if (out.values_.count(s.name) != 0)
+        throw InputError(owner + ": parameter '" + s.name + "' given twice, also as '" + former +
+                         "' (its former name)");
+      out.values_[s.name] = it->second;
+      out.values_.erase(it);
+    }
+  return out;
 }
 
 std::map<std::string, std::string> ParameterSet::Resolved(

@@ -28,6 +28,10 @@ struct ParameterSpec {
   double min = -std::numeric_limits<double>::infinity();
   double max = std::numeric_limits<double>::infinity();
   bool integer = false;  // the number must be whole (a count)
+  /// Earlier spellings of `name`, still accepted on input and read back from stored results
+  /// (the CLI and result documents are contracts): ParameterSet::WithCurrentNames renames
+  /// them before anything else sees the set.
+  std::vector<std::string> former_names = {};
 };
 
 class ParameterSet {
@@ -56,6 +60,11 @@ class ParameterSet {
   /// outside a spec's [min, max] or not whole where it wants a count, and values outside a
   /// spec's choices. `owner` names what is being configured.
   void Validate(const std::vector<ParameterSpec>& specs, const std::string& owner) const;
+
+  /// The set with every former name of a spec (ParameterSpec::former_names) replaced by the
+  /// spec's name. InputError naming `owner` when a parameter is given under both names.
+  ParameterSet WithCurrentNames(const std::vector<ParameterSpec>& specs,
+                                const std::string& owner) const;
 
   /// The specs' defaults overlaid with the given values: what a result records.
   std::map<std::string, std::string> Resolved(const std::vector<ParameterSpec>& specs) const;

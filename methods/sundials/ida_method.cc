@@ -9,6 +9,7 @@
 // Multipliers are algebraic and excluded from the error test (IDASetSuppressAlg). Dense
 // direct linear solver with IDA's difference-quotient Jacobian; the driver is ida_driver.h.
 #include <cmath>
+#include <limits>
 
 #include "methods/common/acceleration_solver.h"
 #include "methods/sundials/ida_driver.h"
@@ -91,7 +92,7 @@ class IdaResidual {
 class IdaMethod final : public Method {
  public:
   explicit IdaMethod(const ParameterSet& p) {
-    const std::string f = p.GetString("formulation", "index2");
+    const std::string f = p.GetString("dae_form", "index2");
     formulation_ = f == "index1"   ? Formulation::kIndex1
                    : f == "index3" ? Formulation::kIndex3
                                    : Formulation::kIndex2;
@@ -172,7 +173,14 @@ std::vector<MethodEntry> IdaMethodEntries() {
        .summary = "SUNDIALS IDA (BDF) on the DAE: GGL index-2 (default), index-3 or index-1",
        .source = "SUNDIALS 6.4 IDA",
        .parameters =
-           {{"formulation", "index2", "DAE form", {"index1", "index2", "index3"}},
+           {{"dae_form",
+             "index2",
+             "DAE form (index-1, GGL index-2, index-3); formerly 'formulation'",
+             {"index1", "index2", "index3"},
+             -std::numeric_limits<double>::infinity(),
+             std::numeric_limits<double>::infinity(),
+             false,
+             {"formulation"}},
             {"max_order", "5", "maximum BDF order (1..5)", {}, 1, 5, true},
             {"multiplier_atol", "1", "relative weight of the multipliers in Newton's test", {}}},
        .create = [](const ParameterSet& p) { return std::make_unique<IdaMethod>(p); },
