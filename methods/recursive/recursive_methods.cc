@@ -85,7 +85,7 @@ class OdeEquations : public TreeEquations {
 class RecursiveEquations final : public OdeEquations {
  public:
   explicit RecursiveEquations(const JointTreeDae& dae)
-      : OdeEquations(dae.num_coordinates()), formalism_(dae) {}
+      : OdeEquations(dae.num_coordinates()), formalism_(dae, 1e-10, /*inverses=*/true) {}
   bool Accelerations(double t, ConstVectorRef q, ConstVectorRef v, VectorRef a) override {
     formalism_.Backward(t, q, v);
     if (ChartFailed(formalism_.dae(), formalism_.state())) return false;
