@@ -54,6 +54,18 @@ int RecursiveFormalism::PseudoInverse(const BodyMatrix& a, double scale, Block a
   return rank;
 }
 
+bool RecursiveFormalism::Inverse(const BodyMatrix& a, Block a_inv) {
+  if (a.rows() == 1) {  // a revolute or prismatic joint: J^T Mbar J is a scalar
+    if (!(a(0, 0) > 0.0)) return false;
+    a_inv(0, 0) = 1.0 / a(0, 0);
+    return true;
+  }
+  llt_.compute(a);
+  if (llt_.info() != Eigen::Success) return false;
+  a_inv = llt_.solve(BodyMatrix::Identity(a.rows(), a.cols()));
+  return true;
+}
+
 int RecursiveFormalism::Rank(const BodyMatrix& a, double scale) {
   eigen_.compute(a, Eigen::EigenvaluesOnly);
   const auto& lambda = eigen_.eigenvalues();
@@ -80,20 +92,20 @@ void RecursiveFormalism::Backward(double t, ConstVectorRef q, ConstVectorRef v) 
     const BodyMatrix mbar = Mbar(i);
     const BodyMatrix A = J.transpose() * mbar * J;  // projected mass J^T Mbar J
     const double scale = dae_.mass_scale() * (1.0 + J.squaredNorm());
-    if (inverses_ && (llt_.compute(A), llt_.info() == Eigen::Success)) {
-      APlus(i) = llt_.solve(BodyMatrix::Identity(b.n, b.n));  // the classical (J^T Mbar J)^-1
-      rank_[i] = b.n;
-    } else {
+    if (!(inverses_ && Inverse(A, APlus(i))))
       rank_[i] = PseudoInverse(A, scale, APlus(i));
-    }
+    else
+      rank_[i] = b.n;
     const BodyMatrix a_plus = APlus(i);
-    NullProjector(i) = BodyMatrix::Identity(b.n, b.n) - a_plus * A;  // (27)
-    if (!inverses_) skipped_[i] = Rank(mbar, dae_.mass_scale()) < b.d;
     // I - J (J^T Mbar J)^+ J^T Mbar, the projector of (20a,b) and (17a,b).
     const BodyMatrix proj = BodyMatrix::Identity(b.d, b.d) - J * a_plus * J.transpose() * mbar;
     Proj(i) = proj;
-    Hbar(i).noalias() = proj * H;                                              // (20a)
-    Kbar(i) = proj * state_.k2[i] - J * (a_plus * (J.transpose() * Fbar(i)));  // (20b)
+    if (!inverses_) {  // what the forward recursion (24) and the residual (25), (26) read
+      NullProjector(i) = BodyMatrix::Identity(b.n, b.n) - a_plus * A;  // (27)
+      skipped_[i] = Rank(mbar, dae_.mass_scale()) < b.d;
+      Hbar(i).noalias() = proj * H;                                              // (20a)
+      Kbar(i) = proj * state_.k2[i] - J * (a_plus * (J.transpose() * Fbar(i)));  // (20b)
+    }
     if (b.parent < 0) continue;
     // (17a): Mbar - Mbar J A^+ J^T Mbar = Mbar proj; (17b): (I - Mbar J A^+ J^T) = proj^T.
     const BodyMatrix reduced = mbar * proj;
@@ -139,11 +151,16 @@ bool RecursiveFormalism::FullRankAccelerations(VectorRef qdd) {
   for (int j = 0; j < dae_.num_bodies(); ++j) {
     const TreeBody& b = bodies[j];
     EquationTerm(j, e);
-    const BodyMatrix A = state_.J[j].transpose() * Mbar(j) * state_.J[j];
-    Eigen::LLT<BodyMatrix> llt(A);
-    if (llt.info() != Eigen::Success) return false;
     auto qj = qdd.segment(b.q_offset, b.n);
-    qj = -llt.solve(e);  // (25a) with the inverse of J^T Mbar J
+    if (inverses_) {
+      if (rank_[j] < b.n) return false;  // J^T Mbar J not positive definite (Backward)
+      qj.noalias() = -(APlus(j) * e);    // (25a) with the inverse of J^T Mbar J
+    } else {
+      const BodyMatrix A = state_.J[j].transpose() * Mbar(j) * state_.J[j];
+      Eigen::LLT<BodyMatrix> llt(A);
+      if (llt.info() != Eigen::Success) return false;
+      qj = -llt.solve(e);  // (25a) with the inverse of J^T Mbar J
+    }
     // (9): p_j'' = -H_j p_i'' - J_j q_j'' - k_j
     auto pdd = Pdd(j);
     pdd.noalias() = -state_.J[j] * qj;

@@ -35,9 +35,10 @@ class RecursiveFormalism {
  public:
   /// `inverses`: the classical formalism (the `recursive` method): (J^T Mbar J)^-1 by a
   /// Cholesky factorisation where it is positive definite (the pseudo-inverse where it is
-  /// not), and no rank decision on Mbar (skipped() stays false; FullRankAccelerations
-  /// only). Otherwise every block goes through the eigen-decompositions of the rank
-  /// decisions (Residual, PseudoInverseAccelerations).
+  /// not), no rank decision on Mbar (skipped() stays false) and none of the blocks only
+  /// the forward recursion (24) and the residual read (Hbar, kbar, the null-space
+  /// projector): FullRankAccelerations only. Otherwise every block goes through the
+  /// eigen-decompositions of the rank decisions (Residual, PseudoInverseAccelerations).
   RecursiveFormalism(const JointTreeDae& dae, double rank_tolerance = 1e-10, bool inverses = false);
 
   /// Tree state (7)-(11) and the backward recursion (17), (20) at (t, q, q').
@@ -110,6 +111,9 @@ class RecursiveFormalism {
   // returns the rank.
   int PseudoInverse(const BodyMatrix& a, double scale, Block a_plus);
   int Rank(const BodyMatrix& a, double scale);
+  // a^-1 of a symmetric positive definite a (a scalar directly, else by Cholesky); false
+  // (a_inv untouched) where a is not positive definite.
+  bool Inverse(const BodyMatrix& a, Block a_inv);
   // The right-hand side of (25a) / (26), e_j = J_j^T (Mbar_j (H_j p_i'' + k_j) + fbar_j).
   void EquationTerm(int j, BodyVector& e) const;
   // The q''-free terms of (25b) for a successor j of the skipped body i.
