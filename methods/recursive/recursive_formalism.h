@@ -111,8 +111,8 @@ class RecursiveFormalism {
   // returns the rank.
   int PseudoInverse(const BodyMatrix& a, double scale, Block a_plus);
   int Rank(const BodyMatrix& a, double scale);
-  // a^-1 of a symmetric positive definite a (a scalar directly, else by Cholesky); false
-  // (a_inv untouched) where a is not positive definite.
+  // a^-1 of a symmetric positive definite a by Cholesky; false where a is not positive
+  // definite.
   bool Inverse(const BodyMatrix& a, Block a_inv);
   // The right-hand side of (25a) / (26), e_j = J_j^T (Mbar_j (H_j p_i'' + k_j) + fbar_j).
   void EquationTerm(int j, BodyVector& e) const;
