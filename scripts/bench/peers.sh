@@ -13,7 +13,8 @@
 #   QUICK=1: the simple pendulum only, two mbbench methods, MuJoCo RK4 only, 2 rounds of 1
 #            (a smoke run of a few seconds; tests/CMakeLists.txt runs it).
 #   CASES:   a comma-separated subset of the case ids (the table's first column).
-# A quiet machine takes about 10-15 minutes for the whole list (docs/performance.md).
+# The whole list took 20 minutes at load 2-9 on 2 cores (docs/performance.md); the budget
+# per method search (BUDGET) bounds the slow cases (flyball_governor, n_four_bar, the chains).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export MBBENCH="${MBBENCH:-${1:-build}/harness/mbbench}"
