@@ -288,6 +288,31 @@ TEST_CASE("on the tree problems the joint-tree methods meet the references on th
     }
 }
 
+TEST_CASE("recursive with integrator=dopri5: tolerance proportionality on pendulum_chain",
+          "[recursive]") {
+  // Dormand-Prince 5(4) on the O(N) right-hand side against the stored reference of
+  // pendulum_chain (N = 4). A thousand times smaller rtol must give an error at least ten
+  // times smaller (the conformance suite's proportionality test for adaptive methods: the
+  // error of an error-controlled fifth-order pair scales like rtol^(5/6) at best, never
+  // slower than rtol^(1/3)), in fewer steps than fixed-step RK4 at the suite's h = 1e-3.
+  RunRecord runs[2];
+  const char* rtols[2] = {"1e-6", "1e-9"};
+  for (int k = 0; k < 2; ++k) {
+    runs[k] = Execute(Spec("pendulum_chain", "recursive", {},
+                           {{"integrator", "dopri5"}, {"rtol", rtols[k]}}, 0.0));
+    INFO(runs[k].message);
+    REQUIRE(runs[k].status == RunStatus::kOk);
+    REQUIRE(runs[k].metrics.error);
+  }
+  const double coarse = runs[0].metrics.error->position_max_abs;
+  const double fine = runs[1].metrics.error->position_max_abs;
+  INFO("errors " << coarse << " at rtol 1e-6, " << fine << " at 1e-9");
+  CHECK(fine * 10.0 <= coarse);
+  const RunRecord rk4 =
+      Execute(Spec("pendulum_chain", "recursive", {}, {{"integrator", "rk4"}, {"h", "1e-3"}}, 0.0));
+  CHECK(runs[1].counters.steps < rk4.counters.steps);
+}
+
 TEST_CASE(
     "pendulum_chain with N = 1e5: the fixed-step recursion runs, IDA refuses its dense Jacobian",
     "[recursive][large]") {

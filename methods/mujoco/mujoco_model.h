@@ -46,7 +46,7 @@ struct MujocoModel {
   /// position and velocity stages (mj_kinematics, mj_comPos, mj_comVel) on `data`.
   void ToProblem(Vector& q, Vector& v);
 
-  // Translation data (mujoco_model.cc).
+  // Translation data (mujoco_mjcf.cc, mujoco_model.cc).
   const ModelStructure* structure = nullptr;
   std::shared_ptr<const ModelStructure> keep;
   std::vector<int> body_id;  // per model body: its MuJoCo body id
@@ -87,5 +87,11 @@ struct MujocoOptions {
 /// model that does not reproduce the initial state).
 std::unique_ptr<MujocoModel> BuildMujocoModel(const Problem& problem, const MujocoOptions& options,
                                               std::string& why_not);
+
+/// The MJCF text of the problem's model (mujoco_mjcf.cc), filling the translation data of
+/// `out` (planar, rigid, start, motion, loads); "" with the reason in why_not when the
+/// structure has an element MuJoCo cannot model.
+std::string WriteMjcf(const Problem& problem, const MujocoOptions& options, MujocoModel& out,
+                      std::string& why_not);
 
 }  // namespace mbb

@@ -20,7 +20,9 @@
 //
 // Assumption (23) (no two rank-deficient bodies in a row) is checked by the joint-tree
 // formulation when the model is built. Every buffer is sized in the constructor: the
-// evaluations allocate nothing (the per-body blocks are fixed-capacity 3 x 3).
+// evaluations allocate nothing. The formalism's per-body blocks lie in one flat array in
+// tree order at their own sizes (Slots); the tree state's are the joint-tree
+// formulation's (TreeState).
 #pragma once
 
 #include <vector>
@@ -31,7 +33,13 @@ namespace mbb {
 
 class RecursiveFormalism {
  public:
-  RecursiveFormalism(const JointTreeDae& dae, double rank_tolerance = 1e-10);
+  /// `inverses`: the classical formalism (the `recursive` method): (J^T Mbar J)^-1 by a
+  /// Cholesky factorisation where it is positive definite (the pseudo-inverse where it is
+  /// not), no rank decision on Mbar (skipped() stays false) and none of the blocks only
+  /// the forward recursion (24) and the residual read (Hbar, kbar, the null-space
+  /// projector): FullRankAccelerations only. Otherwise every block goes through the
+  /// eigen-decompositions of the rank decisions (Residual, PseudoInverseAccelerations).
+  RecursiveFormalism(const JointTreeDae& dae, double rank_tolerance = 1e-10, bool inverses = false);
 
   /// Tree state (7)-(11) and the backward recursion (17), (20) at (t, q, q').
   void Backward(double t, ConstVectorRef q, ConstVectorRef v);
@@ -50,20 +58,62 @@ class RecursiveFormalism {
   void PseudoInverseAccelerations(VectorRef qdd);
 
   // Per body, after Backward (for tests and diagnostics).
-  const BodyMatrix& condensed_mass(int i) const { return mbar_[i]; }   // Mbar_i (17a)
-  const BodyVector& condensed_force(int i) const { return fbar_[i]; }  // fbar_i (17b)
-  bool skipped(int i) const { return skipped_[i]; }                    // Mbar_i singular
-  int rank(int i) const { return rank_[i]; }                           // r_i
+  // Views of the flat array with the blocks' fixed capacity (temporaries stay on the stack).
+  using Block = Eigen::Map<BodyMatrix>;
+  using ConstBlock = Eigen::Map<const BodyMatrix>;
+  using Column = Eigen::Map<BodyVector>;
+  using ConstColumn = Eigen::Map<const BodyVector>;
+  ConstBlock condensed_mass(int i) const { return Const(slots_[i].mbar, slots_[i].d, slots_[i].d); }
+  ConstColumn condensed_force(int i) const { return ConstCol(slots_[i].fbar, slots_[i].d); }
+  bool skipped(int i) const { return skipped_[i]; }  // Mbar_i singular
+  int rank(int i) const { return rank_[i]; }         // r_i
   const TreeState& state() const { return state_; }
   const JointTreeDae& dae() const { return dae_; }
   /// Absolute accelerations p_j'' of (24a,b) (valid for bodies not skipped).
-  const BodyVector& absolute_acceleration(int j) const { return pdd_[j]; }
+  ConstColumn absolute_acceleration(int j) const { return ConstCol(slots_[j].pdd, slots_[j].d); }
 
  private:
+  // Where body i's blocks start in pool_ (doubles), with their sizes: d_i, n_i and the
+  // predecessor's d (0 for a body on the ground). The blocks of all bodies lie in one flat
+  // array in tree order, each at its own size (a planar rigid body: 38 doubles), so the
+  // per-body memory is what the equations need, not a 6 x 6 capacity per block.
+  struct Slots {
+    int d = 0, n = 0, dp = 0;
+    int mbar = 0, proj = 0, hbar = 0;    // d x d: Mbar_i (17a), the projector of (20);
+                                         // d x dp: Hbar_i (20a)
+    int a_plus = 0, null_projector = 0;  // n x n: (J^T Mbar J)^+, I - A^+ A (27)
+    int fbar = 0, kbar = 0, pdd = 0;     // d: fbar_i (17b), kbar_i (20b), p_i'' (24)
+  };
+  Block At(int offset, int rows, int cols) { return Block(pool_.data() + offset, rows, cols); }
+  ConstBlock Const(int offset, int rows, int cols) const {
+    return ConstBlock(pool_.data() + offset, rows, cols);
+  }
+  Column Col(int offset, int rows) { return Column(pool_.data() + offset, rows); }
+  ConstColumn ConstCol(int offset, int rows) const {
+    return ConstColumn(pool_.data() + offset, rows);
+  }
+  Block Mbar(int i) { return At(slots_[i].mbar, slots_[i].d, slots_[i].d); }
+  Block Proj(int i) { return At(slots_[i].proj, slots_[i].d, slots_[i].d); }
+  Block Hbar(int i) { return At(slots_[i].hbar, slots_[i].d, slots_[i].dp); }
+  Block APlus(int i) { return At(slots_[i].a_plus, slots_[i].n, slots_[i].n); }
+  Block NullProjector(int i) { return At(slots_[i].null_projector, slots_[i].n, slots_[i].n); }
+  Column Fbar(int i) { return Col(slots_[i].fbar, slots_[i].d); }
+  Column Kbar(int i) { return Col(slots_[i].kbar, slots_[i].d); }
+  Column Pdd(int i) { return Col(slots_[i].pdd, slots_[i].d); }
+  ConstBlock Mbar(int i) const { return condensed_mass(i); }
+  ConstColumn Fbar(int i) const { return condensed_force(i); }
+  ConstBlock Hbar(int i) const { return Const(slots_[i].hbar, slots_[i].d, slots_[i].dp); }
+  ConstColumn Kbar(int i) const { return ConstCol(slots_[i].kbar, slots_[i].d); }
+  ConstBlock APlus(int i) const { return Const(slots_[i].a_plus, slots_[i].n, slots_[i].n); }
+  ConstColumn Pdd(int i) const { return absolute_acceleration(i); }
+
   // Pseudo-inverse of a symmetric positive semi-definite matrix with the stated threshold;
   // returns the rank.
-  int PseudoInverse(const BodyMatrix& a, double scale, BodyMatrix& a_plus);
+  int PseudoInverse(const BodyMatrix& a, double scale, Block a_plus);
   int Rank(const BodyMatrix& a, double scale);
+  // a^-1 of a symmetric positive definite a by Cholesky; false where a is not positive
+  // definite.
+  bool Inverse(const BodyMatrix& a, Block a_inv);
   // The right-hand side of (25a) / (26), e_j = J_j^T (Mbar_j (H_j p_i'' + k_j) + fbar_j).
   void EquationTerm(int j, BodyVector& e) const;
   // The q''-free terms of (25b) for a successor j of the skipped body i.
@@ -75,12 +125,13 @@ class RecursiveFormalism {
   std::unique_ptr<DaeWorkspace> ws_;
   double rank_tolerance_;
   TreeState state_;
-  std::vector<BodyMatrix> mbar_, a_plus_, null_projector_, hbar_, proj_;
-  std::vector<BodyVector> fbar_, kbar_, pdd_;
+  std::vector<Slots> slots_;
+  std::vector<double> pool_;
   std::vector<char> skipped_;
   std::vector<int> rank_;
+  bool inverses_;
   Eigen::SelfAdjointEigenSolver<BodyMatrix> eigen_;
-  BodyVector zero_;
+  Eigen::LLT<BodyMatrix> llt_;
 };
 
 }  // namespace mbb

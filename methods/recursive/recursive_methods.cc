@@ -2,8 +2,10 @@
 //
 //   recursive            the classical O(N) recursion with inverses (recursive_formalism.h,
 //                        (17), (24a), (25a)): q'' = a(t, q, q') integrated by IDA (BDF,
-//                        residual v' - a) or, with `integrator=rk4`, classical RK4 at a
-//                        fixed step h.
+//                        residual v' - a), with `integrator=rk4` classical RK4 at a
+//                        fixed step h, or with `integrator=dopri5` Dormand-Prince 5(4) with
+//                        its embedded error control (rtol/atol, h the first step;
+//                        methods/common/explicit_runge_kutta.h).
 //   recursive-zero-mass  the rank-deficient formalism ((17) with pseudo-inverses, (24a,b),
 //                        (25a,b), (26)): the mixed first/second-order equations as the
 //                        index-1 DAE  q' = v,  R(t, q, v, v') = 0  integrated by IDA in the
@@ -31,7 +33,7 @@ const JointTreeDae* TreeOf(const Problem& problem) {
   return dynamic_cast<const JointTreeDae*>(problem.dae.get());
 }
 
-enum class Integrator { kIda, kRk4 };
+enum class Integrator { kIda, kRk4, kDopri5 };
 
 // One evaluation kind per method: the ODE q'' = a(t, q, q') or the DAE residual.
 class TreeEquations {
@@ -83,7 +85,7 @@ class OdeEquations : public TreeEquations {
 class RecursiveEquations final : public OdeEquations {
  public:
   explicit RecursiveEquations(const JointTreeDae& dae)
-      : OdeEquations(dae.num_coordinates()), formalism_(dae) {}
+      : OdeEquations(dae.num_coordinates()), formalism_(dae, 1e-10, /*inverses=*/true) {}
   bool Accelerations(double t, ConstVectorRef q, ConstVectorRef v, VectorRef a) override {
     formalism_.Backward(t, q, v);
     if (ChartFailed(formalism_.dae(), formalism_.state())) return false;
@@ -266,6 +268,52 @@ RunOutcome RunRk4(const Problem& problem, const RunSettings& settings, StepObser
   return outcome;
 }
 
+// Dormand-Prince 5(4) (ExplicitRungeKutta::AdaptiveStep, HNW s II.4 controller) on
+// y = (q, v): the explicit adaptive scheme on the O(N) right-hand side (issue 36: Simbody's
+// error-controlled Runge-Kutta-Merson needs a sixth of the fixed RK4 steps on pendulum_chain
+// N = 100). Steps land on every stop time and t_end (RunLoop::OfferStep, Land); h is the
+// first step offered.
+RunOutcome RunDopri5(const Problem& problem, const RunSettings& settings, StepObserver& observer,
+                     TreeEquations& equations) {
+  RunOutcome outcome;
+  RunLoop loop(settings, observer);
+  const int n = problem.n();
+  Vector q = problem.q0, v = problem.v0, a(n);
+  if (!equations.Accelerations(settings.t0, q, v, a)) {
+    loop.End(RunStatus::kFailed, "initial acceleration: " + FailureOf(equations));
+    loop.Finish(outcome);
+    return outcome;
+  }
+  loop.ReportStart({settings.t0, q, v, &a});
+  ExplicitRungeKutta rk(DormandPrince5(), 2 * n);
+  auto rates = [&](double t, ConstVectorRef y, VectorRef k, int) {
+    k.head(n) = y.tail(n);
+    ++outcome.counters.rhs_evals;
+    return equations.Accelerations(t, y.head(n), y.tail(n), k.tail(n));
+  };
+  double t = settings.t0;
+  double h = settings.h > 0.0 ? settings.h : problem.h_default;
+  while (loop.Continues(t)) {
+    const RunLoop::Offer offer = loop.OfferStep(t, h);
+    rk.start().head(n) = q;
+    rk.start().tail(n) = v;
+    ++outcome.counters.steps;
+    const AdaptiveRkStep step =
+        rk.AdaptiveStep(t, offer.size, settings.rtol, settings.atol, rates, outcome.counters);
+    if (!step.ok()) {
+      loop.FailStep(t, step.underflow ? step.UnderflowMessage(t) : FailureOf(equations));
+      break;
+    }
+    q = rk.solution().head(n);
+    v = rk.solution().tail(n);
+    t = RunLoop::Land(offer, t, step.h_taken, step.h_next, h);
+    if (!equations.Accelerations(t, q, v, a)) a.setConstant(NAN);
+    if (!loop.AcceptStep({t, q, v, &a})) break;
+  }
+  loop.Finish(outcome);
+  return outcome;
+}
+
 enum class Kind { kRecursive, kZeroMass, kDense };
 
 // The recursion (17), (24), (25) is written for trees: the joint-tree formulation's
@@ -360,10 +408,14 @@ Problem JointTreeProblemOf(const Problem& problem) {
 class TreeMethod final : public Method {
  public:
   TreeMethod(Kind kind, const ParameterSet& p) : kind_(kind) {
-    if (kind != Kind::kZeroMass)
-      integrator_ = p.GetString("integrator", "ida") == "rk4" ? Integrator::kRk4 : Integrator::kIda;
-    else
+    if (kind != Kind::kZeroMass) {
+      const std::string integrator = p.GetString("integrator", "ida");
+      integrator_ = integrator == "rk4"      ? Integrator::kRk4
+                    : integrator == "dopri5" ? Integrator::kDopri5
+                                             : Integrator::kIda;
+    } else {
       rank_tolerance_ = p.GetDouble("rank_tolerance", 1e-10);
+    }
   }
 
   std::string CheckApplicable(const Problem& problem) const override {
@@ -401,6 +453,8 @@ class TreeMethod final : public Method {
         break;
     }
     if (integrator_ == Integrator::kRk4) return RunRk4(problem, settings, observer, *equations);
+    if (integrator_ == Integrator::kDopri5)
+      return RunDopri5(problem, settings, observer, *equations);
     return RunTreeIda(problem, settings, observer, *equations);
   }
 
@@ -440,15 +494,19 @@ std::unique_ptr<TreeEquationsProbe> MakeTreeEquationsProbe(const std::string& me
 std::vector<MethodEntry> RecursiveMethodEntries() {
   const ParameterSpec integrator{"integrator",
                                  "ida",
-                                 "ida: BDF (rtol/atol); rk4: classical RK4 at the fixed step h",
-                                 {"ida", "rk4"}};
-  // IDA chooses its own steps (h is not even its first step); RK4 steps at h.
-  const StepControl step = StepControl::ByParameter(
-      "integrator", {{"ida", StepMode::kAdaptive}, {"rk4", StepMode::kFixed}});
+                                 "ida: BDF (rtol/atol); rk4: classical RK4 at the fixed step h; "
+                                 "dopri5: Dormand-Prince 5(4), rtol/atol, h the first step",
+                                 {"ida", "rk4", "dopri5"}};
+  // IDA chooses its own steps (h is not even its first step); RK4 steps at h; dopri5
+  // starts from h and controls its error.
+  const StepControl step =
+      StepControl::ByParameter("integrator", {{"ida", StepMode::kAdaptive},
+                                              {"rk4", StepMode::kFixed},
+                                              {"dopri5", StepMode::kAdaptiveFromH}});
   return {
       {.name = "joint-dense",
-       .summary = "joint coordinates on a tree: M(q) q'' = Q by dense LDL^T (O(N^3)); IDA or "
-                  "fixed-step RK4",
+       .summary = "joint coordinates on a tree: M(q) q'' = Q by dense LDL^T (O(N^3)); IDA, "
+                  "fixed-step RK4 or adaptive Dormand-Prince",
        .source = "004 (baseline for the O(N) recursion)",
        .parameters = {integrator},
        .create =
@@ -459,7 +517,7 @@ std::vector<MethodEntry> RecursiveMethodEntries() {
        .preferred_problem_parameters = kTreeProblems},
       {.name = "recursive",
        .summary = "classical O(N) recursive formalism (inverses; paper 004 (17), (24a), (25a)); "
-                  "IDA or fixed-step RK4",
+                  "IDA, fixed-step RK4 or adaptive Dormand-Prince",
        .source = "004 s3 (Lubich et al. 1992)",
        .parameters = {integrator},
        .create =
