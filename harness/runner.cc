@@ -338,6 +338,7 @@ RunRecord Execute(const RunSpec& spec) { return Execute(ResolveRun(spec), spec);
 RunRecord Execute(const ResolvedRun& run, const RunSpec& spec) {
   RunRecord record = DescribeRun(run);
   record.load_average = LoadAverageNow();
+  record.warnings.insert(record.warnings.end(), spec.notes.begin(), spec.notes.end());
   std::unique_ptr<Method> method = run.entry->create(run.method_parameters);
   std::string reason = method->CheckApplicable(run.problem);
   if (reason.empty()) reason = SingularMassReason(run.problem, *run.entry);
@@ -362,6 +363,7 @@ RunRecord Execute(const ResolvedRun& run, const RunSpec& spec) {
     }
   }
   RunSettings settings = run.settings;
+  if (spec.max_steps > 0) settings.max_steps = spec.max_steps;
   if (reference && !reference->evaluate && settings.land_on_samples) {
     for (double t : reference->times)
       if (t > settings.t0 && t <= settings.t_end) settings.stop_times.push_back(t);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "harness/run_record.h"
 #include "problems/parameters.h"
@@ -26,6 +27,12 @@ struct RunSpec {
   /// reaches it ends `failed` with "time limit of S s reached at t = ..." and its partial
   /// metrics (docs/divergence.md).
   double time_limit_s = 0.0;
+  /// Accepted steps the run may take (0: RunSettings::max_steps); the --all-methods grid's
+  /// step budget for some cells (grid_settings.h). A fixed-step run that needs more fails
+  /// before its first step, an adaptive one at the budget ("max_steps (N) reached at t = ...").
+  long max_steps = 0;
+  /// Warnings the result carries from the start (the grid's step budget and why).
+  std::vector<std::string> notes;
   /// Print a progress line to stderr at most every 2 s of a run and of its timed repeats.
   bool progress = false;
   /// Accept h / rtol / atol the method does not read (a warning in the result) instead of
