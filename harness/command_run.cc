@@ -10,6 +10,7 @@
 #include "harness/cli_options.h"
 #include "harness/commands.h"
 #include "harness/file_names.h"
+#include "harness/grid_settings.h"
 #include "harness/merge_command.h"
 #include "harness/shard_manifest.h"
 #include "harness/sweep_file.h"
@@ -33,8 +34,8 @@ void RefuseRepeats(const std::vector<std::string>& names, const char* option) {
 
 // --all-methods: every registered method (or those -m names) on every catalogue problem (or
 // those -p names) at the problem's default step or the default tolerances; a method that
-// cannot run a problem records not_applicable with its reason. The report's first table is
-// this grid.
+// cannot run a problem records not_applicable with its reason; some cells take the grid's
+// documented settings (grid_settings.h). The report's first table is this grid.
 int RunAllMethods(RunOptions o, std::vector<std::string> problems,
                   const std::vector<std::string>& methods, int jobs, bool progress) {
   if (!o.spec.model_file.empty())
@@ -54,6 +55,7 @@ int RunAllMethods(RunOptions o, std::vector<std::string> problems,
       BatchItem item{o.spec, problem + "_" + method.name};
       item.spec.problem = problem;
       item.spec.method = method.name;
+      ApplyGridSettings(item.spec);  // the grid's documented settings of this cell
       items.push_back(item);
     }
   return RunBatch(items, o.out, "all methods", jobs, false, ShowProgress(progress));

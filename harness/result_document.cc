@@ -57,6 +57,7 @@ DocumentMetrics MetricsOf(const RunRecord& r) {
   }
   d.multiplier_max = M(m.multiplier_max);
   if (m.revolution_period) d.revolution_period = M(*m.revolution_period);
+  d.cpu_time = M(r.cpu_time);  // null when no run was made
   for (const auto& [k, v] : r.extra_metrics) d.extra[k] = M(v);
   return d;
 }
@@ -76,6 +77,7 @@ json MetricsJson(const DocumentMetrics& m) {
                                         {"times", m.wall_time->times}}
                                  : json(nullptr);
   j["time_per_step_s"] = J(m.time_per_step);
+  if (m.cpu_time) j["cpu_time_s"] = J(*m.cpu_time);
   j["constraint_residual"] = {{"position_max", J(m.position_max)},
                               {"velocity_max", J(m.velocity_max)},
                               {"acceleration_max", J(m.acceleration_max)}};
@@ -139,7 +141,7 @@ bool KnownMetric(const std::string& group, const std::string& key) {
       {"",
        {"steps", "rejected_steps", "rhs_evals", "jacobian_evals", "newton_iterations",
         "factorizations", "samples", "wall_time_s", "time_per_step_s", "constraint_residual",
-        "energy", "error", "momentum", "multiplier_max", "revolution_period_s"}},
+        "energy", "error", "momentum", "multiplier_max", "revolution_period_s", "cpu_time_s"}},
       {"wall_time_s", {"min", "median", "max", "repeats", "times"}},
       {"constraint_residual", {"position_max", "velocity_max", "acceleration_max"}},
       {"energy", {"initial", "final", "max_abs_drift", "max_rel_drift", "external_work"}},
@@ -226,6 +228,8 @@ DocumentMetrics ReadMetrics(const JsonDocument& d) {
   m.multiplier_max = d.OptionalNumberAt("metrics.multiplier_max");
   if (d.Find("metrics.revolution_period_s") != nullptr)
     m.revolution_period = d.OptionalNumberAt("metrics.revolution_period_s");
+  if (d.Find("metrics.cpu_time_s") != nullptr)
+    m.cpu_time = d.OptionalNumberAt("metrics.cpu_time_s");
   ReadExtraMetrics(d, m);
   return m;
 }
@@ -405,12 +409,12 @@ bool operator==(const DocumentMetrics& a, const DocumentMetrics& b) {
                   a.factorizations, a.samples, a.time_per_step, a.position_max, a.velocity_max,
                   a.acceleration_max, a.energy_initial, a.energy_final, a.energy_max_abs_drift,
                   a.energy_max_rel_drift, a.external_work, a.multiplier_max, a.revolution_period,
-                  a.extra) ==
+                  a.cpu_time, a.extra) ==
              std::tie(b.steps, b.rejected_steps, b.rhs_evals, b.jacobian_evals, b.newton_iterations,
                       b.factorizations, b.samples, b.time_per_step, b.position_max, b.velocity_max,
                       b.acceleration_max, b.energy_initial, b.energy_final, b.energy_max_abs_drift,
                       b.energy_max_rel_drift, b.external_work, b.multiplier_max,
-                      b.revolution_period, b.extra) &&
+                      b.revolution_period, b.cpu_time, b.extra) &&
          Same(a.wall_time, b.wall_time) && Same(a.error, b.error) && Same(a.momentum, b.momentum);
 }
 

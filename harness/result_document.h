@@ -54,6 +54,7 @@ struct DocumentMetrics {
   std::optional<DocumentMomentum> momentum;
   Measured multiplier_max;
   std::optional<Measured> revolution_period;  // the key is there only when measured
+  std::optional<Measured> cpu_time;  // cpu_time_s; absent in results written before the key
   /// Method-specific metrics: "name" at the top of the block, "group.name" one level down.
   std::map<std::string, Measured> extra;
 };

@@ -100,6 +100,10 @@ struct RunRecord {
   InitialResiduals initial_residuals;
   WorkCounters counters;
   std::optional<WallTimes> wall_time;
+  /// CPU time of the instrumented run's thread, s (method, library and observers; what
+  /// --time-limit measures): unlike wall time it does not grow with the machine's load.
+  /// Empty when no run was made (not_applicable).
+  std::optional<double> cpu_time;
   RunMetrics metrics;
   std::map<std::string, double> extra_metrics;
   std::vector<std::string> output_names;

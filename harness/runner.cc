@@ -346,6 +346,7 @@ RunRecord Execute(const RunSpec& spec) { return Execute(ResolveRun(spec), spec);
 RunRecord Execute(const ResolvedRun& run, const RunSpec& spec) {
   RunRecord record = DescribeRun(run);
   record.load_average = LoadAverageNow();
+  record.warnings.insert(record.warnings.end(), spec.notes.begin(), spec.notes.end());
   std::unique_ptr<Method> method = run.entry->create(run.method_parameters);
   std::string reason = method->CheckApplicable(run.problem);
   if (reason.empty()) reason = SingularMassReason(run.problem, *run.entry);
@@ -380,6 +381,7 @@ RunRecord Execute(const ResolvedRun& run, const RunSpec& spec) {
   TimeLimitObserver limited(observer, spec.settings.time_limit_s);
   ProgressObserver progress(limited, run.problem.id + " " + run.entry->name, settings.t_end);
   StepObserver& watched = spec.progress ? static_cast<StepObserver&>(progress) : limited;
+  const double cpu_start = ThreadCpuSeconds();
   const RunOutcome outcome = method->Run(run.problem, settings, watched);
   record.status = outcome.status;
   record.message = outcome.message;
@@ -394,6 +396,7 @@ RunRecord Execute(const ResolvedRun& run, const RunSpec& spec) {
   record.counters = outcome.counters;
   record.extra_metrics = outcome.extra_metrics;
   observer.Finish(settings.t_end, record);
+  record.cpu_time = ThreadCpuSeconds() - cpu_start;
   if (outcome.status != RunStatus::kOk || spec.repeats <= 0) return record;
 
   // Timed repeats: no observer work, no I/O, no diagnostics (RunSettings::diagnostics); the

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "harness/run_controls.h"
 #include "harness/run_record.h"
@@ -25,6 +26,8 @@ struct RunSpec {
   bool series = false;
   int repeats = 5;              // timed repeats after the instrumented run
   double time_budget_s = 20.0;  // stop repeating once the repeats took this long
+  /// Warnings the result carries from the start (the grid's step budget and why).
+  std::vector<std::string> notes;
   /// Print a progress line to stderr at most every 2 s of a run and of its timed repeats.
   bool progress = false;
   /// Accept h / rtol / atol the method does not read (a warning in the result) instead of

@@ -57,7 +57,7 @@ def fail(message):
 
 def without_timings(result):
     result.pop("context", None)
-    for key in ("wall_time_s", "time_per_step_s"):
+    for key in ("wall_time_s", "time_per_step_s", "cpu_time_s"):
         result.get("metrics", {}).pop(key, None)
     return result
 

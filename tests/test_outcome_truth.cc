@@ -63,6 +63,7 @@ TEST_CASE("a zero mass is not_applicable before the run, with nothing measured a
     CHECK(m.at("energy").at("max_abs_drift").is_null());
     CHECK(m.at("constraint_residual").at("position_max").is_null());
     CHECK(m.at("constraint_residual").at("velocity_max").is_null());
+    CHECK(m.at("cpu_time_s").is_null());  // no run was made
   }
   const RunRecord zero_mass =
       Execute(Spec("zero_mass_chain_a", "recursive-zero-mass", {}, {}, 0.0));

@@ -125,6 +125,9 @@ TEST_CASE("a result document carries every contract key", "[results]") {
         j["metrics"]["wall_time_s"]["min"].get<double>());
   CHECK(std::max(times[0].get<double>(), times[1].get<double>()) ==
         j["metrics"]["wall_time_s"]["max"].get<double>());
+  // The instrumented run's CPU time (what --time-limit measures): 1000 RK4 steps with their
+  // metrics cost more than the thread clock's nanosecond resolution.
+  CHECK(j["metrics"]["cpu_time_s"].get<double>() > 0.0);
   CHECK(j["final_state"]["t"] == 1.0);
 }
 

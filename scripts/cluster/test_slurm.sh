@@ -96,7 +96,7 @@ a, b = (json.load(open(os.path.join(d, "index.json")))["runs"] for d in (one, me
 assert [r["file"] for r in a] == [r["file"] for r in b], "different runs"
 def strip(r):
     r.pop("context", None)
-    for k in ("wall_time_s", "time_per_step_s"):
+    for k in ("wall_time_s", "time_per_step_s", "cpu_time_s"):
         r.get("metrics", {}).pop(k, None)
     return r
 for r in a:

@@ -1,0 +1,91 @@
+// The --all-methods grid's settings (grid_settings.h). CPU times below are of the instrumented
+// run's thread (metrics.cpu_time_s), measured on this 2-core machine at a load average of 7-11
+// on 2026-11-28 (commit 19214d2); step counts do not depend on the machine.
+#include "harness/grid_settings.h"
+
+#include <string>
+
+namespace mbb {
+
+const std::vector<GridSetting>& GridSettings() {
+  static const std::vector<GridSetting> settings = {
+      // The 2-norm condition number of constrained-em's (n + m) x (n + m) Newton matrix by an
+      // SVD at every step is a diagnostic that costs more than the step: the first 0.5 s of
+      // Bricard 2.91 s against 0.18 s, of the flyball governor 8.4 s against 0.73 s, the first
+      // second of n_four_bar 2.85 s against 0.26 s (there 20 s reached t = 6.9); the
+      // steps are the same to the bit (RunSettings::diagnostics skips it in timed repeats).
+      // metrics.iteration_matrix_condition then holds the first step's.
+      {"constrained-em", "", "condition", "first-step",
+       "the condition number's SVD at every step costs more than the step"},
+      // The stiff governor (spring-dampers k = 8e5, c = 4e4) at its h = 2e-4 takes 50000 steps
+      // over 10 s with every fixed-step method: 5.4 s (odeint-rk4) to 11 s (continued-qr,
+      // null-space-em) each, and the adaptive explicit ones need more (odeint-rkf78 61198 steps,
+      // 15.6 s). The grid runs its first second.
+      {"", "flyball_governor", "t_end", "1",
+       "every method takes 5000 steps or more per second of the stiff governor"},
+      // The spatial slider-crank at its h = 2e-4 takes 50000 steps over 10 s: 1.9 s
+      // (odeint-rk4) to 7.9 s (partitioning-projective) a method, constrained-em (h = 1e-4,
+      // 100000 steps) about 10 s with the condition number at the first step only. The grid
+      // runs its first 2 s.
+      {"", "slider_crank_3d", "t_end", "2",
+       "every fixed-step method takes 50000 steps or more over the slider-crank's 10 s"},
+      // arkode-dirk projects and resets after every step, so every step pays a difference-
+      // quotient Jacobian (2n right-hand sides); on the governor its step falls to about 2e-5 s
+      // (13455 steps to t = 0.249 in 20 s, 1.5 ms a step): about 54000 steps for 1 s.
+      {"arkode-dirk", "flyball_governor", "max_steps", "2000",
+       "arkode-dirk needs about 54000 steps (h about 2e-5) for the first second of the governor, "
+       "measured 13455 steps to t = 0.249 (1.5 ms a step)"},
+      // Explicit ERK below its stability limit on the stiff spring-dampers: 125615 steps to
+      // t = 3.19 (h about 2.5e-5), 20 s.
+      {"arkode-erk", "flyball_governor", "max_steps", "10000",
+       "explicit ERK on the stiff governor steps at its stability limit, h about 2.5e-5: about "
+       "40000 steps for the first second, measured 125615 steps to t = 3.19"},
+      // Through the double four-bar's singular positions arkode-dirk's step collapses: 89439
+      // steps to t = 1.657 in 20 s (0.22 ms a step); arkode-erk fails there at t = 1.678.
+      {"arkode-dirk", "double_four_bar", "max_steps", "10000",
+       "arkode-dirk's step collapses at the singular position near t = 1.66: measured 89439 "
+       "steps to t = 1.657 of 10 s"},
+      // The chain of four-bars reaches a singular position near t = 0.72 (ida and continued-qr
+      // fail there): arkode-dirk took 21135 steps to t = 0.723 in 20 s (0.95 ms a step),
+      // arkode-erk 224271 steps to t = 0.741 (0.09 ms a step).
+      {"arkode-dirk", "n_four_bar", "max_steps", "2000",
+       "arkode-dirk's step collapses at the singular position near t = 0.72: measured 21135 "
+       "steps to t = 0.723 of 10 s"},
+      {"arkode-erk", "n_four_bar", "max_steps", "20000",
+       "arkode-erk's step collapses at the singular position near t = 0.72: measured 224271 "
+       "steps to t = 0.741 of 10 s"},
+      {"odeint-rkf78", "n_four_bar", "max_steps", "10000",
+       "odeint-rkf78's step collapses from the singular position near t = 0.72 on: measured "
+       "77401 steps to t = 1.16 (14 s), where it fails on a step size underflow"},
+      {"odeint-dopri5", "n_four_bar", "max_steps", "20000",
+       "odeint-dopri5's step collapses from the singular position near t = 0.72 on: measured "
+       "205103 steps to t = 1.91 of 10 s"},
+      // Not a collapse: 35 coordinates make each of arkode-dirk's steps a 70-column
+      // difference-quotient Jacobian (reset after every projection), 2.5 ms a step; measured
+      // 8111 steps to t = 0.747 of 1 s in 20 s.
+      {"arkode-dirk", "six_body_linkage", "max_steps", "1000",
+       "arkode-dirk pays a 70-column difference-quotient Jacobian every step (2.5 ms a step): "
+       "about 10900 steps for the 1 s horizon, measured 8111 steps to t = 0.747"},
+  };
+  return settings;
+}
+
+void ApplyGridSettings(RunSpec& spec) {
+  for (const GridSetting& s : GridSettings()) {
+    if ((!s.method.empty() && s.method != spec.method) ||
+        (!s.problem.empty() && s.problem != spec.problem))
+      continue;
+    if (s.key == "t_end") {
+      if (spec.t_end == 0.0) spec.t_end = std::stod(s.value);  // recorded in settings.t_end
+    } else if (s.key == "max_steps") {
+      if (spec.settings.max_steps != RunControls{}.max_steps) continue;  // the user's wins
+      spec.settings.max_steps = std::stol(s.value);
+      spec.notes.push_back("the grid's step budget max_steps = " + s.value + ": " + s.why +
+                           " (docs/reports.md, \"The full matrix\")");
+    } else if (!spec.method_parameters.Has(s.key)) {
+      spec.method_parameters.Set(s.key, s.value);  // recorded in method.parameters
+    }
+  }
+}
+
+}  // namespace mbb
