@@ -19,7 +19,7 @@
 
 #include "bench/repeat_timer.h"
 #include "methods/recursive/recursive_methods.h"
-#include "problems/problem.h"
+#include "problems/core/problem.h"
 
 namespace {
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "methods/method.h"
-#include "problems/problem.h"
+#include "problems/core/problem.h"
 
 namespace mbb {
 namespace conformance {

@@ -10,7 +10,7 @@
 #include "harness/commands.h"
 #include "harness/reference_store.h"
 #include "harness/runner.h"
-#include "problems/format.h"
+#include "problems/core/format.h"
 
 namespace mbb {
 

@@ -13,8 +13,8 @@
 #include "harness/file_names.h"
 #include "harness/mann_whitney.h"
 #include "harness/report_analysis.h"
-#include "problems/format.h"
-#include "problems/parameters.h"
+#include "problems/core/format.h"
+#include "problems/core/parameters.h"
 
 namespace mbb {
 

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <system_error>
 
-#include "problems/parameters.h"
+#include "problems/core/parameters.h"
 
 namespace mbb {
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <utility>
 
-#include "problems/parameters.h"
+#include "problems/core/parameters.h"
 
 namespace mbb {
 

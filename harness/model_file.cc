@@ -14,9 +14,10 @@
 #include <set>
 #include <sstream>
 
-#include "problems/consistent_initial_conditions.h"
+#include "problems/core/consistent_initial_conditions.h"
 #include "problems/model/formulation_registry.h"
 #include "problems/model/model_problem.h"
+#include "problems/model/model_validation.h"
 
 namespace mbb {
 namespace {

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "problems/model/model_description.h"
-#include "problems/parameters.h"
-#include "problems/problem.h"
+#include "problems/core/parameters.h"
+#include "problems/core/problem.h"
 
 namespace mbb {
 

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/json_file.h"
-#include "problems/parameters.h"
+#include "problems/core/parameters.h"
 
 namespace mbb {
 

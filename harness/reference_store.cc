@@ -13,7 +13,7 @@
 #include "harness/atomic_file.h"
 #include "harness/context.h"
 #include "harness/model_file.h"
-#include "problems/body_motion.h"
+#include "problems/model/body_motion.h"
 
 #ifndef MBBENCH_SOURCE_DIR
 #define MBBENCH_SOURCE_DIR "."

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "problems/problem.h"
+#include "problems/core/problem.h"
 #include "reference/reference.h"
 
 namespace mbb {

@@ -8,7 +8,7 @@
 
 #include "methods/common/observed_order.h"
 #include "methods/method.h"
-#include "problems/problem.h"
+#include "problems/core/problem.h"
 
 namespace mbb {
 

@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "harness/report_verdicts.h"
-#include "problems/problem.h"
+#include "problems/core/problem.h"
 
 namespace mbb {
 

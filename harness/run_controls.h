@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "methods/method.h"
-#include "problems/parameters.h"
+#include "problems/core/parameters.h"
 
 namespace mbb {
 

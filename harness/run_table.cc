@@ -7,7 +7,7 @@
 #include "harness/report_verdicts.h"
 #include "harness/result_document.h"
 #include "harness/result_summary.h"
-#include "problems/format.h"
+#include "problems/core/format.h"
 
 namespace mbb {
 

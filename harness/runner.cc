@@ -13,9 +13,9 @@
 #include "harness/model_file.h"
 #include "harness/reference_store.h"
 #include "methods/common/acceleration_solver.h"
-#include "problems/format.h"
-#include "problems/model_structure.h"
-#include "problems/sparse_constraint_system.h"
+#include "problems/core/format.h"
+#include "problems/model/model_structure.h"
+#include "problems/core/sparse_constraint_system.h"
 
 namespace mbb {
 

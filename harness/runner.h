@@ -8,7 +8,7 @@
 
 #include "harness/run_controls.h"
 #include "harness/run_record.h"
-#include "problems/parameters.h"
+#include "problems/core/parameters.h"
 
 namespace mbb {
 

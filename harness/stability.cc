@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "harness/metrics_observer.h"
-#include "problems/format.h"
+#include "problems/core/format.h"
 
 namespace mbb {
 

@@ -10,8 +10,8 @@
 
 #include "harness/json_file.h"
 #include "methods/method.h"
-#include "problems/parameters.h"
-#include "problems/problem.h"
+#include "problems/core/parameters.h"
+#include "problems/core/problem.h"
 
 namespace mbb {
 

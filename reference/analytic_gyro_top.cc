@@ -17,7 +17,7 @@
 #include <Eigen/Geometry>
 #include <cmath>
 
-#include "problems/body_motion.h"
+#include "problems/model/body_motion.h"
 #include "reference/reference.h"
 
 namespace mbb {

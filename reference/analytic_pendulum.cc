@@ -32,7 +32,7 @@
 #include <cmath>
 #include <numeric>
 
-#include "problems/body_motion.h"
+#include "problems/model/body_motion.h"
 #include "reference/reference.h"
 
 namespace mbb {

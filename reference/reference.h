@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "problems/problem.h"
+#include "problems/core/problem.h"
 
 namespace mbb {
 

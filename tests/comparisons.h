@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "harness/run_record.h"
-#include "problems/mechanical_dae.h"
+#include "problems/core/mechanical_dae.h"
 
 namespace mbb {
 

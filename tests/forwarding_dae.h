@@ -9,7 +9,7 @@
 #include <memory>
 #include <utility>
 
-#include "problems/mechanical_dae.h"
+#include "problems/core/mechanical_dae.h"
 
 namespace mbb {
 

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "problems/problem.h"
+#include "problems/core/problem.h"
 
 namespace mbb {
 

@@ -14,9 +14,9 @@
 #include "methods/common/first_order_ode.h"
 #include "methods/method.h"
 #include "methods/qr/qr_projection.h"
-#include "problems/constraint_factorization.h"
-#include "problems/constraint_projection.h"
-#include "problems/problem.h"
+#include "problems/core/constraint_factorization.h"
+#include "problems/core/constraint_projection.h"
+#include "problems/core/problem.h"
 
 namespace mbb {
 namespace {

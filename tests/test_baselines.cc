@@ -9,7 +9,7 @@
 #include "harness/runner.h"
 #include "harness/stability.h"
 #include "methods/common/acceleration_solver.h"
-#include "problems/equations_dae.h"
+#include "problems/core/equations_dae.h"
 
 namespace mbb {
 namespace {

@@ -1,5 +1,5 @@
 // Body coordinate blocks are read as their formulation declared them
-// (BodyCoordinates::layout, problems/body_motion.h), never by their size: a block of 6 or 7
+// (BodyCoordinates::layout, problems/model/body_motion.h), never by their size: a block of 6 or 7
 // coordinates whose formulation declares no layout is refused, naming the formulation and
 // the body, by every reader (body motions, the reactions of paper 003, the recursive
 // methods, the peers), never misread as directors or Euler parameters. Zero-mass
@@ -13,10 +13,11 @@
 #include <string>
 
 #include "methods/method.h"
-#include "problems/body_motion.h"
+#include "problems/core/problem.h"
+#include "problems/model/body_motion.h"
 #include "problems/model/formulation_registry.h"
-#include "problems/model_structure.h"
-#include "problems/problem.h"
+#include "problems/model/model_structure.h"
+#include "problems/model/model_validation.h"
 
 namespace mbb {
 namespace {
@@ -159,7 +160,7 @@ TEST_CASE("zero body mass is admitted by the formulations whose entry says so", 
 
 TEST_CASE("the contract headers include nothing from the model layer", "[body_layout]") {
   // Follows the quoted includes of problem.h and mechanical_dae.h through the source tree.
-  std::vector<std::string> open = {"problems/problem.h", "problems/mechanical_dae.h"};
+  std::vector<std::string> open = {"problems/core/problem.h", "problems/core/mechanical_dae.h"};
   std::set<std::string> seen;
   while (!open.empty()) {
     const std::string header = open.back();
@@ -167,7 +168,7 @@ TEST_CASE("the contract headers include nothing from the model layer", "[body_la
     if (!seen.insert(header).second) continue;
     INFO(header);
     CHECK(header.rfind("problems/model/", 0) != 0);
-    CHECK(header != "problems/model_structure.h");  // holds the model description
+    CHECK(header != "problems/model/model_structure.h");  // holds the model description
     for (const std::string& h : QuotedIncludes(header)) open.push_back(h);
   }
   CHECK(seen.size() >= 3);

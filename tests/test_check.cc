@@ -12,7 +12,7 @@
 #include "harness/json_io.h"
 #include "harness/paper_claims.h"
 #include "harness/regression.h"
-#include "problems/problem.h"
+#include "problems/core/problem.h"
 #include "tests/scratch_directory.h"
 
 namespace mbb {

@@ -1,17 +1,17 @@
-// The rank-revealing factorisation of Phi_q (problems/constraint_factorization.h) against an
+// The rank-revealing factorisation of Phi_q (problems/core/constraint_factorization.h) against an
 // independent one, the SVD: numerical rank, orthonormal range and null-space bases, the
 // minimum-norm solution (unique: the pseudo-inverse's) and the least-squares multipliers,
 // on a full-rank Jacobian (spatial pendulum, slider-crank) and a redundant one (Bricard,
-// rank m - 1 everywhere); the small-size QR kernel (problems/pivoted_qr.h) against Eigen's,
+// rank m - 1 everywhere); the small-size QR kernel (problems/core/pivoted_qr.h) against Eigen's,
 // and both kernels of the factorisation on random Jacobians.
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <string>
 #include <tuple>
 
-#include "problems/constraint_factorization.h"
-#include "problems/pivoted_qr.h"
-#include "problems/problem.h"
+#include "problems/core/constraint_factorization.h"
+#include "problems/core/pivoted_qr.h"
+#include "problems/core/problem.h"
 
 namespace mbb {
 namespace {

@@ -7,9 +7,9 @@
 
 #include "methods/common/acceleration_solver.h"
 #include "problems/catalogue/model_helpers.h"
-#include "problems/derivative_check.h"
+#include "problems/core/derivative_check.h"
 #include "problems/model/formulation.h"
-#include "problems/problem.h"
+#include "problems/core/problem.h"
 #include "tests/forwarding_dae.h"
 #include "tests/problem_variants.h"
 
@@ -74,7 +74,7 @@ TEST_CASE("every problem's derivatives match central finite differences", "[deri
 
 TEST_CASE("the compressed constraint Jacobians equal their column-by-column values",
           "[derivatives]") {
-  // Phi_q comes from column groups (problems/jacobian_compression.h); here each column j is
+  // Phi_q comes from column groups (problems/core/jacobian_compression.h); here each column j is
   // recomputed on its own as the directional derivative (Phi_q e_j + Phi_t) - Phi_t, off the
   // manifold. A structural non-zero missed by the pattern would show as an O(1) entry.
   // (d/dt Phi_q uses the same groups; the finite-difference test above covers it.)

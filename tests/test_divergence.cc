@@ -12,7 +12,7 @@
 #include "harness/cli.h"
 #include "harness/json_io.h"
 #include "harness/runner.h"
-#include "problems/parameters.h"
+#include "problems/core/parameters.h"
 #include "tests/run_spec.h"
 
 namespace mbb {

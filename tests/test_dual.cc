@@ -1,10 +1,10 @@
-// Forward-mode automatic differentiation (problems/dual.h): the operations with plain
+// Forward-mode automatic differentiation (problems/core/dual.h): the operations with plain
 // numbers take a shortcut (no arithmetic on the number's zero derivative); they must give
 // what promoting the number to a Dual gives, at every nesting depth.
 #include <array>
 #include <catch2/catch.hpp>
 
-#include "problems/dual.h"
+#include "problems/core/dual.h"
 
 namespace mbb {
 namespace {

@@ -10,7 +10,7 @@
 #include "harness/runner.h"
 #include "methods/energy_momentum/discrete_gradient.h"
 #include "methods/method.h"
-#include "problems/problem.h"
+#include "problems/core/problem.h"
 #include "tests/comparisons.h"
 #include "tests/forwarding_dae.h"
 #include "tests/run_spec.h"

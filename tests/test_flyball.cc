@@ -9,7 +9,7 @@
 #include <cmath>
 
 #include "harness/runner.h"
-#include "problems/problem.h"
+#include "problems/core/problem.h"
 
 namespace mbb {
 namespace {

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "problems/problem.h"
+#include "problems/core/problem.h"
 #include "tests/forwarding_dae.h"
 #include "tests/problem_variants.h"
 

@@ -12,7 +12,7 @@
 #include "harness/grid_settings.h"
 #include "harness/runner.h"
 #include "methods/method.h"
-#include "problems/problem.h"
+#include "problems/core/problem.h"
 
 namespace mbb {
 namespace {

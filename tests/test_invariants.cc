@@ -1,5 +1,5 @@
-// Internal invariants abort (problems/invariant.h) and the one message number formatter
-// (problems/format.h).
+// Internal invariants abort (problems/core/invariant.h) and the one message number formatter
+// (problems/core/format.h).
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -8,8 +8,8 @@
 #include <cstdio>
 #include <functional>
 
-#include "problems/format.h"
-#include "problems/problem.h"
+#include "problems/core/format.h"
+#include "problems/core/problem.h"
 
 namespace mbb {
 namespace {

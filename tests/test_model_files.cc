@@ -154,7 +154,7 @@ TEST_CASE("an inconsistent stated pose is projected with a warning", "[model]") 
   REQUIRE(p.warnings.size() == 1);
   CHECK_THAT(p.warnings[0], Catch::Contains("initial positions assembled"));
   // The residuals are recorded: the stated joint gap of 0.01 m, closed by Newton to the
-  // assembly tolerance (1e-12 relative, problems/consistent_initial_conditions.h).
+  // assembly tolerance (1e-12 relative, problems/core/consistent_initial_conditions.h).
   REQUIRE(p.initial_residuals.recorded);
   CHECK(std::abs(p.initial_residuals.position_stated - 0.01) < 1e-12);
   CHECK(p.initial_residuals.position < 1e-12);

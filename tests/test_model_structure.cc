@@ -9,9 +9,9 @@
 
 #include "harness/model_file.h"
 #include "problems/catalogue/model_helpers.h"
-#include "problems/derivative_check.h"
+#include "problems/core/derivative_check.h"
 #include "problems/model/model_problem.h"
-#include "problems/problem.h"
+#include "problems/core/problem.h"
 
 namespace mbb {
 namespace {

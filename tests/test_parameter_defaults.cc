@@ -16,8 +16,8 @@
 
 #include "harness/runner.h"
 #include "methods/method.h"
-#include "problems/parameter_fallbacks.h"
-#include "problems/problem.h"
+#include "problems/core/parameter_fallbacks.h"
+#include "problems/core/problem.h"
 #include "tests/run_spec.h"
 
 namespace mbb {

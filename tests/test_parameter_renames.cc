@@ -12,7 +12,7 @@
 #include "harness/regression.h"
 #include "harness/runner.h"
 #include "methods/method.h"
-#include "problems/problem.h"
+#include "problems/core/problem.h"
 #include "tests/run_spec.h"
 
 namespace mbb {

@@ -8,7 +8,7 @@
 
 #include "methods/method.h"
 #include "methods/partitioning/projective_criterion.h"
-#include "problems/problem.h"
+#include "problems/core/problem.h"
 
 namespace mbb {
 namespace {

@@ -10,7 +10,7 @@
 
 #include "harness/runner.h"
 #include "methods/recursive/recursive_methods.h"
-#include "problems/problem.h"
+#include "problems/core/problem.h"
 #include "tests/run_spec.h"
 
 namespace mbb {

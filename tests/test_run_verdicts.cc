@@ -21,7 +21,7 @@
 #include "harness/report_verdicts.h"
 #include "harness/result_summary.h"
 #include "methods/common/observed_order.h"
-#include "problems/parameters.h"
+#include "problems/core/parameters.h"
 #include "tests/scratch_directory.h"
 
 namespace mbb {

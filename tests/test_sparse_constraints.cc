@@ -1,4 +1,4 @@
-// The sparse constraint solves (problems/sparse_constraint_system.h, envelope_cholesky.h):
+// The sparse constraint solves (problems/core/sparse_constraint_system.h, envelope_cholesky.h):
 // the same answers as the dense rank-revealing route where both apply, a refusal where only
 // the dense one can answer (redundant rows, a massless coordinate), and the ordering that
 // makes a chain cost O(n).
@@ -10,11 +10,11 @@
 
 #include "harness/runner.h"
 #include "methods/common/acceleration_solver.h"
-#include "problems/constraint_factorization.h"
-#include "problems/constraint_projection.h"
-#include "problems/envelope_cholesky.h"
-#include "problems/problem.h"
-#include "problems/sparse_constraint_system.h"
+#include "problems/core/constraint_factorization.h"
+#include "problems/core/constraint_projection.h"
+#include "problems/core/envelope_cholesky.h"
+#include "problems/core/problem.h"
+#include "problems/core/sparse_constraint_system.h"
 #include "tests/comparisons.h"
 #include "tests/run_spec.h"
 

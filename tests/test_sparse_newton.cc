@@ -1,5 +1,5 @@
 // The implicit methods' sparse routes: newmark-index3's Newton system
-// (methods/common/sparse_kkt_system.h, problems/envelope_lu.h, problems/tangent_pattern.h),
+// (methods/common/sparse_kkt_system.h, problems/core/envelope_lu.h, problems/core/tangent_pattern.h),
 // tangent-newmark's pass (methods/newmark/tangent_sparse_system.h) and null-space-em's
 // local-coordinate step (methods/energy_momentum/null_space_sparse_system.h): the envelope
 // LU against a dense LU, the assembled system against the dense one the method builds, and
@@ -11,8 +11,8 @@
 #include "harness/runner.h"
 #include "methods/common/sparse_kkt_system.h"
 #include "methods/method.h"
-#include "problems/envelope_lu.h"
-#include "problems/problem.h"
+#include "problems/core/envelope_lu.h"
+#include "problems/core/problem.h"
 #include "tests/comparisons.h"
 #include "tests/forwarding_dae.h"
 #include "tests/run_spec.h"

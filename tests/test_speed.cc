@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "harness/runner.h"
-#include "problems/equations_dae.h"
+#include "problems/core/equations_dae.h"
 #include "tests/run_spec.h"
 
 namespace mbb {

@@ -8,8 +8,8 @@
 
 #include "harness/reference_maker.h"
 #include "problems/model/model_problem.h"
-#include "problems/model_structure.h"
-#include "problems/problem.h"
+#include "problems/model/model_structure.h"
+#include "problems/core/problem.h"
 #include "reference/reference.h"
 
 namespace mbb {

@@ -11,7 +11,7 @@
 #include <Eigen/Cholesky>
 
 #include "methods/fixed_step_method.h"
-#include "problems/invariant.h"
+#include "problems/core/invariant.h"
 
 #ifndef DECLARED_ORDER
 #define DECLARED_ORDER 2

@@ -4,7 +4,7 @@
 //   gamma_s = gamma - 2 alpha (Phi_q v + Phi_t) - beta^2 Phi    (Baumgarte, off by default)
 //
 // Phi_q^T P = [Y Z] [R; 0] (the rank-revealing factorisation of
-// problems/constraint_factorization.h, numerical rank r). a = Y y + Z z with
+// problems/core/constraint_factorization.h, numerical rank r). a = Y y + Z z with
 // R11^T y = (P^T gamma_s)_1 and (Z^T M Z) z = Z^T (Q - M Y y). Redundant constraints
 // (r < m) and a mass matrix singular off the tangent space (the stiff pendulum's
 // M = diag(m, m, 0)) are both handled; lambda is the least-squares multiplier.
@@ -12,7 +12,7 @@
 // On a large sparse model with a constant block-diagonal mass matrix (`ConstraintSolves`
 // kAuto, the default, or kSparse) the same equations are solved as
 // a = M^-1 Q + M^-1 Phi_q^T mu with (Phi_q M^-1 Phi_q^T) mu = gamma_s - Phi_q M^-1 Q,
-// lambda = -mu, by the sparse system of problems/sparse_constraint_system.h: O(n) on a
+// lambda = -mu, by the sparse system of problems/core/sparse_constraint_system.h: O(n) on a
 // chain. Where it does not factor (a singular position, redundant rows) that call takes the
 // null-space route above.
 // Storage is allocated at construction; Solve() does not allocate while the rank is
@@ -21,9 +21,9 @@
 
 #include <climits>
 
-#include "problems/constraint_factorization.h"
-#include "problems/mechanical_dae.h"
-#include "problems/sparse_constraint_system.h"
+#include "problems/core/constraint_factorization.h"
+#include "problems/core/mechanical_dae.h"
+#include "problems/core/sparse_constraint_system.h"
 
 namespace mbb {
 

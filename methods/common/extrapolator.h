@@ -23,7 +23,7 @@
 // starts again from that step's two ends. Storage is allocated at construction.
 #pragma once
 
-#include "problems/mechanical_dae.h"
+#include "problems/core/mechanical_dae.h"
 
 namespace mbb {
 

@@ -17,15 +17,15 @@
 #include <string>
 
 #include "methods/common/acceleration_solver.h"
-#include "problems/constraint_projection.h"
-#include "problems/parameters.h"
-#include "problems/problem.h"
+#include "problems/core/constraint_projection.h"
+#include "problems/core/parameters.h"
+#include "problems/core/problem.h"
 
 namespace mbb {
 
 /// Options shared by the ODE baselines, read from the method parameters
 /// `projection` (on|off), `baumgarte_alpha`, `baumgarte_beta`, `constraint_solves`
-/// (auto|dense|sparse: problems/sparse_constraint_system.h).
+/// (auto|dense|sparse: problems/core/sparse_constraint_system.h).
 struct OdeFormOptions {
   bool projection = true;
   BaumgarteGains gains;

@@ -15,8 +15,8 @@
 
 #include <vector>
 
-#include "problems/jacobian_compression.h"
-#include "problems/mechanical_dae.h"
+#include "problems/core/jacobian_compression.h"
+#include "problems/core/mechanical_dae.h"
 
 namespace mbb {
 

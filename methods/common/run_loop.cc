@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "problems/format.h"
+#include "problems/core/format.h"
 
 namespace mbb {
 

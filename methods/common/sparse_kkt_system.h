@@ -3,9 +3,9 @@
 //   [ K   J^T ] [x]   [r]
 //   [ J   0   ] [y] = [s],                                                         (1)
 //
-// K (n x n) on the DAE's tangent pattern (problems/tangent_pattern.h), J = Phi_q (m x n) by
+// K (n x n) on the DAE's tangent pattern (problems/core/tangent_pattern.h), J = Phi_q (m x n) by
 // its structural entries (MechanicalDae::CalcPhiQEntries). On a chain both have O(n)
-// entries, and (1) is factored by envelope LU (problems/envelope_lu.h) in O(n) instead of
+// entries, and (1) is factored by envelope LU (problems/core/envelope_lu.h) in O(n) instead of
 // the dense LU's O((n + m)^3).
 //
 // Pivot order: the coordinates in reverse Cuthill-McKee order of the graph of K and of the
@@ -39,9 +39,9 @@
 #include <memory>
 #include <vector>
 
-#include "problems/envelope_lu.h"
-#include "problems/mechanical_dae.h"
-#include "problems/sparse_constraint_system.h"
+#include "problems/core/envelope_lu.h"
+#include "problems/core/mechanical_dae.h"
+#include "problems/core/sparse_constraint_system.h"
 
 namespace mbb {
 

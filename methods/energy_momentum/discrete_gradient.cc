@@ -8,7 +8,7 @@
 #include <cmath>
 #include <limits>
 
-#include "problems/constraint_factorization.h"
+#include "problems/core/constraint_factorization.h"
 
 namespace mbb {
 namespace {

@@ -24,8 +24,8 @@
 #include <vector>
 
 #include "methods/common/extrapolator.h"
-#include "problems/constraint_factorization.h"
-#include "problems/problem.h"
+#include "problems/core/constraint_factorization.h"
+#include "problems/core/problem.h"
 
 namespace mbb {
 

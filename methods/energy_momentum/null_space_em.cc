@@ -43,7 +43,7 @@
 #include "methods/energy_momentum/null_space_sparse_system.h"
 #include "methods/energy_momentum/spherical_tree.h"
 #include "methods/fixed_step_method.h"
-#include "problems/constraint_factorization.h"
+#include "problems/core/constraint_factorization.h"
 
 namespace mbb {
 namespace {

@@ -2,7 +2,7 @@
 // paper 002 s2.2.2: scheme (10) with the discrete null space matrix of eq 11) from the
 // structural entries of Phi_q, for models whose constraint Jacobian is sparse. The same
 // discrete equations P(q_1/2)^T r(q1) = 0 in the same d = n - m unknowns z, with every basis
-// and solve through envelope factors (Cholesky of G G^T, problems/sparse_constraint_system.h
+// and solve through envelope factors (Cholesky of G G^T, problems/core/sparse_constraint_system.h
 // with metric I; LU of G1 G0^T) instead of rank-revealing QRs of G^T and their n x n bases:
 //
 //   - the chart q1 = q0 + U z + G0^T y, U an orthonormal basis of null(G0), G0 = Phi_q(q0)
@@ -10,7 +10,7 @@
 //     q0 + U z + range(G0^T) does not depend on that basis, so q1(z) and
 //     dq1/dz = U - V (G1 V)^-1 G1 U are the same for the same U;
 //   - y by Newton on Phi(t1, q1) = 0 with the matrix G1 G0^T (G1 = Phi_q(t1, q1)), which
-//     has the pattern of S = G G^T, by envelope LU (problems/envelope_lu.h), refactored as
+//     has the pattern of S = G G^T, by envelope LU (problems/core/envelope_lu.h), refactored as
 //     the dense form refactors its G1 V: where an iteration contracts poorly and for the
 //     final correction;
 //   - dq1/dz = U - G0^T (G1 G0^T)^-1 G1 U, the columns of U projected along range(G0^T)
@@ -32,9 +32,9 @@
 #include <memory>
 #include <vector>
 
-#include "problems/envelope_lu.h"
-#include "problems/mechanical_dae.h"
-#include "problems/sparse_constraint_system.h"
+#include "problems/core/envelope_lu.h"
+#include "problems/core/mechanical_dae.h"
+#include "problems/core/sparse_constraint_system.h"
 
 namespace mbb {
 

@@ -19,7 +19,7 @@
 #include <memory>
 #include <vector>
 
-#include "problems/problem.h"
+#include "problems/core/problem.h"
 
 namespace mbb {
 

@@ -1,8 +1,8 @@
-// A MuJoCo 2.2.2 model built from a Problem's ModelStructure (problems/model_structure.h) for
+// A MuJoCo 2.2.2 model built from a Problem's ModelStructure (problems/model/model_structure.h) for
 // the MuJoCo peer (mujoco_peer.cc): MJCF text generated in memory and compiled by
 // mj_loadXML through MuJoCo's virtual file system; the initial state comes from the
 // problem's (q0, v0) and every state maps back to the problem's (q, v) through the bodies'
-// motions (problems/body_motion.h).
+// motions (problems/model/body_motion.h).
 #pragma once
 
 #include <mujoco/mujoco.h>
@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "problems/model_structure.h"
-#include "problems/problem.h"
+#include "problems/model/model_structure.h"
+#include "problems/core/problem.h"
 
 namespace mbb {
 

@@ -21,7 +21,7 @@
 
 #include "methods/common/run_loop.h"
 #include "methods/mujoco/mujoco_model.h"
-#include "problems/format.h"
+#include "problems/core/format.h"
 
 namespace mbb {
 namespace {

@@ -3,8 +3,8 @@
 
 #include "methods/common/acceleration_solver.h"
 #include "methods/common/sparse_kkt_system.h"
-#include "problems/format.h"
-#include "problems/sparse_constraint_system.h"
+#include "problems/core/format.h"
+#include "problems/core/sparse_constraint_system.h"
 
 #include <cmath>
 

@@ -48,8 +48,8 @@
 #include "methods/fixed_step_method.h"
 #include "methods/newmark/newmark_common.h"
 #include "methods/newmark/newmark_methods.h"
-#include "problems/constraint_factorization.h"
-#include "problems/invariant.h"
+#include "problems/core/constraint_factorization.h"
+#include "problems/core/invariant.h"
 
 namespace mbb {
 namespace {

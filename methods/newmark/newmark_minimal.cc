@@ -26,7 +26,7 @@
 #include "methods/fixed_step_method.h"
 #include "methods/newmark/newmark_common.h"
 #include "methods/newmark/newmark_methods.h"
-#include "problems/invariant.h"
+#include "problems/core/invariant.h"
 
 namespace mbb {
 namespace {

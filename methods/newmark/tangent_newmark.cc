@@ -46,7 +46,7 @@
 // tangent_workspace.h); a pass whose H H^T the sparse route
 // refuses (a singular position) runs on the dense route with fresh derivatives.
 //
-// Numerical rank: the rank-revealing factorisation of problems/constraint_factorization.h,
+// Numerical rank: the rank-revealing factorisation of problems/core/constraint_factorization.h,
 // capped during a step by the rank on the manifold at the last accepted state (Factor()).
 // Convergence: relative change below `tol`, with a round-off floor that grows with
 // cond(H) near singular positions (Step()). With `convergence=contraction` the iteration
@@ -97,7 +97,7 @@
 #include "methods/newmark/newmark_methods.h"
 #include "methods/newmark/tangent_pass.h"
 #include "methods/newmark/tangent_workspace.h"
-#include "problems/invariant.h"
+#include "problems/core/invariant.h"
 
 namespace mbb {
 namespace {

@@ -1,8 +1,8 @@
 // The linear algebra of a tangent-newmark pass (tangent_newmark.cc; paper 001 section 5,
 // eqs. 33-52) from structural entries, for long chains: H = Phi_q, H', H'' on Phi_q's
-// pattern and M, K, C on the DAE's tangent pattern (problems/tangent_pattern.h), the
+// pattern and M, K, C on the DAE's tangent pattern (problems/core/tangent_pattern.h), the
 // minimum-norm solves of eqs. (33)-(47) through S = H H^T by envelope Cholesky
-// (problems/sparse_constraint_system.h, metric I), and an orthonormal basis N_H of null(H)
+// (problems/core/sparse_constraint_system.h, metric I), and an orthonormal basis N_H of null(H)
 // of k = n - m columns: the projections (I - H^T S^-1 H) e of k fixed pseudo-random vectors,
 // orthonormalised (Gram-Schmidt, twice). Paper 001 takes N_H from a QR of H^T; the pass is
 // invariant under N_H -> N_H R for orthogonal R (alpha, its Newmark update and the reduced
@@ -17,8 +17,8 @@
 #include <memory>
 #include <vector>
 
-#include "problems/mechanical_dae.h"
-#include "problems/sparse_constraint_system.h"
+#include "problems/core/mechanical_dae.h"
+#include "problems/core/sparse_constraint_system.h"
 
 namespace mbb {
 

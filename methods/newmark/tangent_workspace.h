@@ -12,7 +12,7 @@
 #include "methods/fixed_step_method.h"
 #include "methods/newmark/newmark_common.h"
 #include "methods/newmark/tangent_sparse_system.h"
-#include "problems/constraint_factorization.h"
+#include "problems/core/constraint_factorization.h"
 
 namespace mbb {
 

@@ -16,7 +16,7 @@
 #include <memory>
 
 #include "methods/partitioning/projective_criterion.h"
-#include "problems/mechanical_dae.h"
+#include "problems/core/mechanical_dae.h"
 
 namespace mbb {
 

@@ -17,7 +17,7 @@
 #include "methods/partitioning/partitioned_equations.h"
 #include "methods/partitioning/projective_criterion.h"
 #include "methods/partitioning/reactions.h"
-#include "problems/model_structure.h"
+#include "problems/model/model_structure.h"
 
 namespace mbb {
 namespace {
@@ -455,7 +455,7 @@ std::vector<std::string> CoordinateNames(const Problem& problem) {
   std::vector<std::string> names(n);
   for (int i = 0; i < n; ++i) names[i] = "q" + std::to_string(i + 1);
   if (!problem.structure) return names;
-  // Named as the formulation declared each block (problems/body_motion.h); a layout
+  // Named as the formulation declared each block (problems/model/body_motion.h); a layout
   // without names here (directors) numbers its coordinates.
   static const char* const kPlanar[] = {"x", "y", "theta"};
   static const char* const kSpatial[] = {"x", "y", "z", "e0", "e1", "e2", "e3"};

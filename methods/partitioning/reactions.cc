@@ -5,8 +5,8 @@
 #include <cmath>
 #include <limits>
 
-#include "problems/body_motion.h"
-#include "problems/model_structure.h"
+#include "problems/model/body_motion.h"
+#include "problems/model/model_structure.h"
 
 namespace mbb {
 namespace {
@@ -178,7 +178,7 @@ struct JointReactions::Impl {
   }
 
   // Body rotations, points and point Jacobians: as the formulation declared each body's
-  // coordinates (problems/body_motion.h).
+  // coordinates (problems/model/body_motion.h).
   Eigen::Matrix3d Rotation(const Vector& q, int body) const {
     return BodyRotation(structure, q, body);
   }

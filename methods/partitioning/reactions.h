@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "methods/partitioning/partitioned_equations.h"
-#include "problems/problem.h"
+#include "problems/core/problem.h"
 
 namespace mbb {
 

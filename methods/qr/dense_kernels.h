@@ -7,7 +7,7 @@
 
 #include <Eigen/LU>
 
-#include "problems/problem.h"
+#include "problems/core/problem.h"
 
 namespace mbb {
 

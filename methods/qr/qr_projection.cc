@@ -11,7 +11,7 @@
 
 #include "methods/qr/dense_kernels.h"
 #include "methods/qr/qr_workspace.h"
-#include "problems/invariant.h"
+#include "problems/core/invariant.h"
 
 namespace mbb {
 namespace {

@@ -23,7 +23,7 @@
 #include "methods/common/run_loop.h"
 #include "methods/recursive/recursive_methods.h"
 #include "methods/sundials/ida_driver.h"
-#include "problems/body_motion.h"
+#include "problems/model/body_motion.h"
 #include "problems/model/model_problem.h"
 
 namespace mbb {

@@ -33,7 +33,7 @@
 #include <Eigen/Geometry>
 #include <cmath>
 
-#include "problems/body_motion.h"
+#include "problems/model/body_motion.h"
 #include "problems/model/formulation.h"
 #include "problems/model/model_compiler.h"  // JointKindName
 

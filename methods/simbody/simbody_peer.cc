@@ -17,7 +17,7 @@
 
 #include "methods/common/run_loop.h"
 #include "methods/simbody/simbody_model.h"
-#include "problems/format.h"
+#include "problems/core/format.h"
 
 namespace mbb {
 namespace {

@@ -23,7 +23,7 @@
 // ...) matters; the mass-matrix entries of section 2.4 follow from this geometry.
 #include "problems/catalogue/catalogue_entries.h"
 #include "problems/catalogue/model_helpers.h"
-#include "problems/equations_dae.h"
+#include "problems/core/equations_dae.h"
 #include "problems/model/model_problem.h"
 
 namespace mbb {

@@ -1,11 +1,11 @@
-// One factory per catalogue file; problems/catalogue.cc lists them in one place.
+// One factory per catalogue file; problems/catalogue/catalogue.cc lists them in one place.
 #pragma once
 
 #include <cmath>
 #include <string>
 
-#include "problems/format.h"
-#include "problems/problem.h"
+#include "problems/core/format.h"
+#include "problems/core/problem.h"
 
 namespace mbb {
 

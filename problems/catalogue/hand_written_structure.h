@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "problems/body_motion.h"
-#include "problems/model_structure.h"
+#include "problems/model/body_motion.h"
+#include "problems/model/model_structure.h"
 
 namespace mbb {
 

@@ -8,7 +8,7 @@
 
 #include "problems/model/formulation_registry.h"
 #include "problems/model/model_description.h"
-#include "problems/parameters.h"
+#include "problems/core/parameters.h"
 
 namespace mbb {
 

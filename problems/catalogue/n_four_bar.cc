@@ -3,7 +3,7 @@
 // N windows. A02 uses N = 40 (243 coordinates); the default is N = 4 (27 coordinates) so
 // that the default catalogue stays quick with the implicit methods' dense linear algebra
 // (the ODE baselines solve their constraints sparsely from 60 coordinates on,
-// problems/sparse_constraint_system.h): pass `--param N=40` for the benchmark size.
+// problems/core/sparse_constraint_system.h): pass `--param N=40` for the benchmark size.
 // Outputs: B0, the top of the left crank.
 #include "problems/catalogue/catalogue_entries.h"
 #include "problems/catalogue/model_helpers.h"

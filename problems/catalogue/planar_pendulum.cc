@@ -4,7 +4,7 @@
 #include "problems/catalogue/catalogue_entries.h"
 #include "problems/catalogue/hand_written_structure.h"
 #include "problems/catalogue/model_helpers.h"
-#include "problems/equations_dae.h"
+#include "problems/core/equations_dae.h"
 
 namespace mbb {
 namespace {

@@ -26,7 +26,7 @@
 #include "problems/catalogue/catalogue_entries.h"
 #include "problems/catalogue/hand_written_structure.h"
 #include "problems/catalogue/model_helpers.h"
-#include "problems/equations_dae.h"
+#include "problems/core/equations_dae.h"
 #include "problems/model/model_problem.h"
 
 namespace mbb {

@@ -13,9 +13,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "problems/mechanical_dae.h"
+#include "problems/core/mechanical_dae.h"
 #include "problems/model/model_description.h"
-#include "problems/model_structure.h"
+#include "problems/model/model_structure.h"
 
 namespace mbb {
 
@@ -79,30 +79,6 @@ FormulatedModel FormulateDirectors(const ModelDescription& model);
 void ValidatePlanarModel(const ModelDescription& model);
 void ValidateEulerParameterModel(const ModelDescription& model);
 void ValidateDirectorModel(const ModelDescription& model);
-
-/// Appends the ConstraintRows of `owner` (rows [first, first + names.size())) to `rows`.
-void AppendRows(std::vector<ConstraintRows>& rows, ConstraintRows::Owner owner, int index,
-                const std::string& name, const std::vector<std::string>& row_names);
-
-// Shared by the formulations: index of a body (-1 for "ground"); throws InputError.
-int FindBodyIndex(const ModelDescription& model, const std::string& name,
-                  const std::string& referrer);
-
-/// FindBodyIndex for many lookups: the names hashed once. A linear search per joint makes
-/// compiling a chain of N bodies O(N^2) (minutes at N = 1e5). Holds a reference to the
-/// model, whose bodies must not change while it is used.
-class BodyIndex {
- public:
-  explicit BodyIndex(const ModelDescription& model);
-  /// As FindBodyIndex: -1 for "ground"; an InputError naming `referrer` for an unknown name.
-  int Find(const std::string& name, const std::string& referrer) const;
-
- private:
-  const ModelDescription& model_;
-  std::unordered_map<std::string, int> index_;
-};
-/// Two unit vectors completing `axis` (normalised) to a right-handed orthonormal frame.
-void PerpendicularPair(const Eigen::Vector3d& axis, Eigen::Vector3d& f, Eigen::Vector3d& g);
 
 /// The position (p) or velocity (pv) component a point output selects; false for kAngle,
 /// which each formulation computes itself. p and pv hold 3 components (z = 0 in the plane).

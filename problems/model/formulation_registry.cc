@@ -7,7 +7,7 @@
 #include "problems/model/joint_tree.h"
 #include "problems/model/lift_planar.h"
 #include "problems/model/model_compiler.h"
-#include "problems/parameters.h"
+#include "problems/core/parameters.h"
 
 namespace mbb {
 namespace {

@@ -46,7 +46,7 @@
 #include <string>
 #include <vector>
 
-#include "problems/mechanical_dae.h"
+#include "problems/core/mechanical_dae.h"
 #include "problems/model/formulation.h"
 #include "problems/model/joint_tree_spatial.h"
 

@@ -8,7 +8,7 @@
 // directional derivative). d(Phi_q)/dt and the
 // reaction stiffness d(Phi_q^T lambda)/dq are central differences of Phi_q (the general
 // implicit methods need them only in their Newton matrices).
-#include "problems/jacobian_compression.h"
+#include "problems/core/jacobian_compression.h"
 #include "problems/model/joint_tree.h"
 #include "problems/model/joint_tree_internal.h"
 

@@ -7,9 +7,9 @@
 #include <cmath>
 #include <vector>
 
-#include "problems/body_motion.h"
+#include "problems/model/body_motion.h"
 #include "problems/model/joint_tree.h"
-#include "problems/model_structure.h"
+#include "problems/model/model_structure.h"
 
 namespace mbb {
 

@@ -3,10 +3,10 @@
 // by the minimum-norm correction onto Phi_q v = -Phi_t.
 #include "problems/model/model_assembly.h"
 
-#include "problems/consistent_initial_conditions.h"
-#include "problems/format.h"
-#include "problems/parameters.h"
-#include "problems/sparse_constraint_system.h"
+#include "problems/core/consistent_initial_conditions.h"
+#include "problems/core/format.h"
+#include "problems/core/parameters.h"
+#include "problems/core/sparse_constraint_system.h"
 
 namespace mbb {
 namespace {

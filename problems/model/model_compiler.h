@@ -43,7 +43,7 @@
 #include <string>
 #include <vector>
 
-#include "problems/equations_dae.h"
+#include "problems/core/equations_dae.h"
 #include "problems/model/formulation.h"
 #include "problems/model/model_equations.h"
 

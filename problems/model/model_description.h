@@ -15,6 +15,7 @@
 
 #include <Eigen/Dense>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace mbb {
@@ -157,10 +158,24 @@ struct ModelDescription {
   std::string Where() const;
 };
 
-/// Checks names and references (every joint/force/driver/output names existing bodies,
-/// masses positive, finite numbers), then the rules of the model's formulation
-/// (formulation_registry.h: an unknown `formulation` lists the choices; joint kinds,
-/// inertia, held values, ...); throws InputError naming the model and the offending element.
-void ValidateModel(const ModelDescription& model);
+/// Shared by the formulations: index of a body (-1 for "ground"); throws InputError.
+int FindBodyIndex(const ModelDescription& model, const std::string& name,
+                  const std::string& referrer);
+
+/// FindBodyIndex for many lookups: the names hashed once. A linear search per joint makes
+/// compiling a chain of N bodies O(N^2) (minutes at N = 1e5). Holds a reference to the
+/// model, whose bodies must not change while it is used.
+class BodyIndex {
+ public:
+  explicit BodyIndex(const ModelDescription& model);
+  /// As FindBodyIndex: -1 for "ground"; an InputError naming `referrer` for an unknown name.
+  int Find(const std::string& name, const std::string& referrer) const;
+
+ private:
+  const ModelDescription& model_;
+  std::unordered_map<std::string, int> index_;
+};
+/// Two unit vectors completing `axis` (normalised) to a right-handed orthonormal frame.
+void PerpendicularPair(const Eigen::Vector3d& axis, Eigen::Vector3d& f, Eigen::Vector3d& g);
 
 }  // namespace mbb

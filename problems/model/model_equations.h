@@ -44,9 +44,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "problems/dual.h"
+#include "problems/core/dual.h"
 #include "problems/model/model_description.h"
-#include "problems/row_derivative.h"
+#include "problems/core/row_derivative.h"
 
 namespace mbb {
 

@@ -4,6 +4,7 @@
 
 #include "problems/model/formulation_registry.h"
 #include "problems/model/model_assembly.h"
+#include "problems/model/model_validation.h"
 
 namespace mbb {
 namespace {

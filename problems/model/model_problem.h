@@ -4,7 +4,7 @@
 #pragma once
 
 #include "problems/model/model_description.h"
-#include "problems/problem.h"
+#include "problems/core/problem.h"
 
 namespace mbb {
 

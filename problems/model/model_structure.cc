@@ -1,10 +1,8 @@
 // The ModelStructure pieces the model layer builds: the rows each joint, driver or body
 // owns (filled by the formulations through AppendRows) and the kinematic tree.
-#include "problems/model_structure.h"
+#include "problems/model/model_structure.h"
 
 #include <deque>
-
-#include "problems/model/model_compiler.h"
 
 namespace mbb {
 

@@ -20,7 +20,7 @@
 #include <set>
 
 #include "problems/model/model_compiler.h"
-#include "problems/parameters.h"
+#include "problems/core/parameters.h"
 
 namespace mbb {
 namespace {

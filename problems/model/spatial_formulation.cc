@@ -38,7 +38,7 @@
 
 #include "problems/model/euler_parameters.h"
 #include "problems/model/model_compiler.h"
-#include "problems/parameters.h"
+#include "problems/core/parameters.h"
 
 namespace mbb {
 namespace {
