@@ -1,8 +1,11 @@
 // A fresh, empty directory for a test's files, under the test's working directory (the build
-// tree, see tests/CMakeLists.txt): scratch_<name>/, removed and recreated on every call.
+// tree, see tests/CMakeLists.txt): scratch_<name>/, removed and recreated on every call; and
+// the whole text of a file a test wrote there.
 #pragma once
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 namespace mbb {
@@ -12,6 +15,13 @@ inline std::filesystem::path ScratchDirectory(const std::string& name) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;
+}
+
+/// The whole text of `file` ("" when it cannot be read).
+inline std::string ReadAll(const std::filesystem::path& file) {
+  std::ostringstream text;
+  text << std::ifstream(file).rdbuf();
+  return text.str();
 }
 
 }  // namespace mbb

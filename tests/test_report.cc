@@ -24,12 +24,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string ReadAll(const fs::path& file) {
-  std::ostringstream text;
-  text << std::ifstream(file).rdbuf();
-  return text.str();
-}
-
 fs::path SweepInto(const std::string& experiment, const std::string& scratch) {
   const fs::path out = ScratchDirectory(scratch);
   const std::string file = std::string(MBBENCH_DOC_EXPERIMENTS_DIR) + "/" + experiment;

@@ -231,6 +231,30 @@ RunOutcome RunTreeIda(const Problem& problem, const RunSettings& settings, StepO
   return RunIda(setup, ctx, y, yp, settings, observer);
 }
 
+// The start both explicit schemes share: the initial acceleration of (q, v), and the start
+// reported to the observer; false (the run ended failed, `outcome` finished) when the
+// recursion cannot evaluate it.
+bool StartExplicitRun(double t0, TreeEquations& equations, RunLoop& loop, const Vector& q,
+                      const Vector& v, Vector& a, RunOutcome& outcome) {
+  if (!equations.Accelerations(t0, q, v, a)) {
+    loop.End(RunStatus::kFailed, "initial acceleration: " + FailureOf(equations));
+    loop.Finish(outcome);
+    return false;
+  }
+  loop.ReportStart({t0, q, v, &a});
+  return true;
+}
+
+// y' = (v, a(t, q, v)) on y = (q, v) of size 2n: the explicit schemes' right-hand side, each
+// evaluation counted.
+auto ExplicitRates(int n, TreeEquations& equations, WorkCounters& counters) {
+  return [n, &equations, &counters](double t, ConstVectorRef y, VectorRef k, int) {
+    k.head(n) = y.tail(n);
+    ++counters.rhs_evals;
+    return equations.Accelerations(t, y.head(n), y.tail(n), k.tail(n));
+  };
+}
+
 // Classical RK4 (ExplicitRungeKutta) on y = (q, v) at fixed steps h (RunLoop::RunFixed).
 RunOutcome RunRk4(const Problem& problem, const RunSettings& settings, StepObserver& observer,
                   TreeEquations& equations) {
@@ -238,18 +262,9 @@ RunOutcome RunRk4(const Problem& problem, const RunSettings& settings, StepObser
   RunLoop loop(settings, observer);
   const int n = problem.n();
   Vector q = problem.q0, v = problem.v0, a(n);
-  if (!equations.Accelerations(settings.t0, q, v, a)) {
-    loop.End(RunStatus::kFailed, "initial acceleration: " + FailureOf(equations));
-    loop.Finish(outcome);
-    return outcome;
-  }
-  loop.ReportStart({settings.t0, q, v, &a});
+  if (!StartExplicitRun(settings.t0, equations, loop, q, v, a, outcome)) return outcome;
   ExplicitRungeKutta rk(ClassicalRk4(), 2 * n);
-  auto rates = [&](double t, ConstVectorRef y, VectorRef k, int) {
-    k.head(n) = y.tail(n);
-    ++outcome.counters.rhs_evals;
-    return equations.Accelerations(t, y.head(n), y.tail(n), k.tail(n));
-  };
+  auto rates = ExplicitRates(n, equations, outcome.counters);
   auto advance = [&](double t, double size, double /*t_next*/) {
     rk.start().head(n) = q;
     rk.start().tail(n) = v;
@@ -269,28 +284,19 @@ RunOutcome RunRk4(const Problem& problem, const RunSettings& settings, StepObser
 }
 
 // Dormand-Prince 5(4) (ExplicitRungeKutta::AdaptiveStep, HNW s II.4 controller) on
-// y = (q, v): the explicit adaptive scheme on the O(N) right-hand side (issue 36: Simbody's
+// y = (q, v): the explicit adaptive scheme on the O(N) right-hand side (Simbody's
 // error-controlled Runge-Kutta-Merson needs a sixth of the fixed RK4 steps on pendulum_chain
-// N = 100). Steps land on every stop time and t_end (RunLoop::OfferStep, Land); h is the
-// first step offered.
+// N = 100, docs/performance.md). Steps land on every stop time and t_end (RunLoop::OfferStep,
+// Land); h is the first step offered.
 RunOutcome RunDopri5(const Problem& problem, const RunSettings& settings, StepObserver& observer,
                      TreeEquations& equations) {
   RunOutcome outcome;
   RunLoop loop(settings, observer);
   const int n = problem.n();
   Vector q = problem.q0, v = problem.v0, a(n);
-  if (!equations.Accelerations(settings.t0, q, v, a)) {
-    loop.End(RunStatus::kFailed, "initial acceleration: " + FailureOf(equations));
-    loop.Finish(outcome);
-    return outcome;
-  }
-  loop.ReportStart({settings.t0, q, v, &a});
+  if (!StartExplicitRun(settings.t0, equations, loop, q, v, a, outcome)) return outcome;
   ExplicitRungeKutta rk(DormandPrince5(), 2 * n);
-  auto rates = [&](double t, ConstVectorRef y, VectorRef k, int) {
-    k.head(n) = y.tail(n);
-    ++outcome.counters.rhs_evals;
-    return equations.Accelerations(t, y.head(n), y.tail(n), k.tail(n));
-  };
+  auto rates = ExplicitRates(n, equations, outcome.counters);
   double t = settings.t0;
   double h = settings.h > 0.0 ? settings.h : problem.h_default;
   while (loop.Continues(t)) {
