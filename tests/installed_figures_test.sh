@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# An install that stands alone, for `figures` and `check` (issue 35, item 4): installs this
+# An install that stands alone, for `figures` and `check` (docs/reports.md, "Where references are found"): installs this
 # build into a temporary prefix, moves the prefix elsewhere (so nothing compiled into the
 # binary points at it), and runs the moved copy from a temporary directory with the source
 # tree's recipes and references switched off (MBBENCH_NO_SOURCE_FIGURES=1,

@@ -1,4 +1,4 @@
-// Verdicts where a run ends (issue 35, items 6 and 7): a run stopped by its time limit is a
+// Verdicts where a run ends (docs/reports.md, "Verdicts"): a run stopped by its time limit is a
 // class of its own (failure_class, harness/failure_class.h) in the result, the export, the
 // terminal table and the report, apart from numerical failures; `run` prints the report's
 // verdict on each run ("ok (inaccurate: ...)") and every warning; and the report's order flag

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """mbbench against the peer engines (Simbody, MuJoCo) at equal accuracy, interleaved
-(issue 36, acceptance 1; run through scripts/bench/peers.sh, which documents the usage).
+(docs/performance.md, "mbbench against Simbody and MuJoCo"; run through
+scripts/bench/peers.sh, which documents the usage).
 
 For every case (a catalogue problem with its parameters and the accuracy criteria of
 docs/fastest.md, "Criteria per problem for the peer table"):
@@ -35,7 +36,7 @@ import time
 E = "energy_drift"
 O = "output_error"
 CASES = [
-    # The cases and criteria of issue 36's table.
+    # The cases and criteria of docs/fastest.md, "Criteria per problem for the peer table".
     ("simple_pendulum", "simple_pendulum_iftomm", [], {E: 1e-3, O: 1e-3}, False, True, None, True),
     ("pendulum_chain N=4", "pendulum_chain", ["N=4"], {E: 1e-3, O: 1e-3}, False, False, None, True),
     ("pendulum_chain N=10", "pendulum_chain", ["N=10"], {E: 5e-3}, False, False, 10.0, True),

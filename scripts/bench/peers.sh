@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Benchmark (not a test): mbbench against the peer engines Simbody and MuJoCo at equal
-# accuracy (issue 36, acceptance 1). Per problem a peer can model, with the criteria of
+# accuracy (docs/performance.md, "mbbench against Simbody and MuJoCo"). Per problem a peer can model, with the criteria of
 # docs/fastest.md ("Criteria per problem for the peer table"): each engine's fastest passing
 # configuration by `mbbench fastest` (mbbench over its own explicit methods and formulations,
 # Simbody over rtol and h, MuJoCo over h with each of its integrators and loops=connect where

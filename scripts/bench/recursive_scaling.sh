@@ -7,8 +7,8 @@
 #   joint-dense          q'' by M(q) q'' = Q, M assembled and factorised densely
 # Each point: 7 repeats of as many evaluations as last 0.2 s; min and median reported, also
 # per body (ns), with the resident memory per body (B) that building the problem, the
-# method's evaluator and the whole process hold (issue 36: flat per-body cost from N = 1e2
-# to 1e5, under 2 KB per body at 1e5; the summary on stderr gives the spread).
+# method's evaluator and the whole process hold (the goal: flat per-body cost from N = 1e2
+# to 1e5, under 2 KB per body at 1e5, docs/performance.md; the summary on stderr gives the spread).
 # joint-dense stops after the first N whose evaluation takes over DENSE_LIMIT s (default 1;
 # an N-times larger N would take ~N^3 longer). Building the problem (about 1.5 s at
 # N = 1e5) is not timed.
