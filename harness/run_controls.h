@@ -31,7 +31,8 @@ struct RunControls {
   std::optional<double> atol;  // unset: kDefaultAtol
   SampleMode samples = SampleMode::kLand;
   long max_steps = RunSettings{}.max_steps;  // a fixed-step run needing more is bad input
-  /// Wall-clock limit of the instrumented run, s (0: none, `--time-limit`). A run that
+  /// Limit of the instrumented run, s of CPU time of its thread, so that a loaded machine does
+  /// not reach it sooner (0: none, `--time-limit`). A run that
   /// reaches it ends `failed` with "time limit of S s reached at t = ..." and its partial
   /// metrics (docs/divergence.md).
   double time_limit_s = 0.0;
