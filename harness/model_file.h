@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "problems/model/model_description.h"
 #include "problems/core/parameters.h"
 #include "problems/core/problem.h"
+#include "problems/model/model_description.h"
 
 namespace mbb {
 

@@ -14,8 +14,8 @@
 #include "harness/reference_store.h"
 #include "methods/common/acceleration_solver.h"
 #include "problems/core/format.h"
-#include "problems/model/model_structure.h"
 #include "problems/core/sparse_constraint_system.h"
+#include "problems/model/model_structure.h"
 
 namespace mbb {
 

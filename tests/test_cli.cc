@@ -49,8 +49,8 @@ TEST_CASE("a malformed --set exits 2 and names the argument", "[cli]") {
   CHECK_THAT(InputErrorOf(spec), Catch::Contains("unknown parameter 'colour'"));
   spec = Spec("planar_pendulum", "ida");
   spec.SetFromText("formulation", "index7");  // ida's dae_form under its former name
-  CHECK_THAT(InputErrorOf(spec), Catch::Contains("'dae_form' (formerly 'formulation')") &&
-                                     Catch::Contains("index7"));
+  CHECK_THAT(InputErrorOf(spec),
+             Catch::Contains("'dae_form' (formerly 'formulation')") && Catch::Contains("index7"));
 }
 
 TEST_CASE("a parameter combination a method refuses exits 2 before anything runs", "[cli]") {

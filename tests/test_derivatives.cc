@@ -8,8 +8,8 @@
 #include "methods/common/acceleration_solver.h"
 #include "problems/catalogue/model_helpers.h"
 #include "problems/core/derivative_check.h"
-#include "problems/model/formulation.h"
 #include "problems/core/problem.h"
+#include "problems/model/formulation.h"
 #include "tests/forwarding_dae.h"
 #include "tests/problem_variants.h"
 

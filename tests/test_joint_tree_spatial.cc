@@ -7,9 +7,9 @@
 #include <fstream>
 
 #include "harness/runner.h"
+#include "problems/core/problem.h"
 #include "problems/model/joint_tree.h"
 #include "problems/model/model_problem.h"
-#include "problems/core/problem.h"
 #include "tests/run_spec.h"
 #include "tests/scratch_directory.h"
 

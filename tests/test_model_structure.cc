@@ -10,8 +10,8 @@
 #include "harness/model_file.h"
 #include "problems/catalogue/model_helpers.h"
 #include "problems/core/derivative_check.h"
-#include "problems/model/model_problem.h"
 #include "problems/core/problem.h"
+#include "problems/model/model_problem.h"
 
 namespace mbb {
 namespace {

@@ -1,9 +1,10 @@
 // The implicit methods' sparse routes: newmark-index3's Newton system
-// (methods/common/sparse_kkt_system.h, problems/core/envelope_lu.h, problems/core/tangent_pattern.h),
-// tangent-newmark's pass (methods/newmark/tangent_sparse_system.h) and null-space-em's
-// local-coordinate step (methods/energy_momentum/null_space_sparse_system.h): the envelope
-// LU against a dense LU, the assembled system against the dense one the method builds, and
-// runs on both routes, including passes and steps the sparse route refuses.
+// (methods/common/sparse_kkt_system.h, problems/core/envelope_lu.h,
+// problems/core/tangent_pattern.h), tangent-newmark's pass
+// (methods/newmark/tangent_sparse_system.h) and null-space-em's local-coordinate step
+// (methods/energy_momentum/null_space_sparse_system.h): the envelope LU against a dense LU, the
+// assembled system against the dense one the method builds, and runs on both routes, including
+// passes and steps the sparse route refuses.
 #include <catch2/catch.hpp>
 
 #include <random>

@@ -7,9 +7,9 @@
 #include <string>
 
 #include "harness/reference_maker.h"
+#include "problems/core/problem.h"
 #include "problems/model/model_problem.h"
 #include "problems/model/model_structure.h"
-#include "problems/core/problem.h"
 #include "reference/reference.h"
 
 namespace mbb {

@@ -34,8 +34,8 @@
 #include <cstdio>
 
 #include "methods/mujoco/mujoco_model.h"  // WriteMjcf
-#include "problems/model/body_motion.h"
 #include "problems/core/format.h"
+#include "problems/model/body_motion.h"
 #include "problems/model/model_compiler.h"  // JointKindName
 
 namespace mbb {

@@ -13,8 +13,8 @@
 #include <cstring>
 #include <mutex>
 
-#include "problems/model/body_motion.h"
 #include "problems/core/format.h"
+#include "problems/model/body_motion.h"
 #include "problems/model/model_compiler.h"  // JointKindName
 
 namespace mbb {

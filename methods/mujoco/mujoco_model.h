@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "problems/model/model_structure.h"
 #include "problems/core/problem.h"
+#include "problems/model/model_structure.h"
 
 namespace mbb {
 

@@ -1,9 +1,9 @@
-// A Simbody multibody system built from a Problem's ModelStructure (problems/model/model_structure.h)
-// for the Simbody peer (simbody_peer.cc): the kinematic tree's joints become mobilizers, the
-// cut joints Simbody constraints, the force elements Simbody forces; the initial state comes
-// from the problem's (q0, v0) and every state maps back to the problem's (q, v) through the
-// body coordinate blocks (problems/model/body_motion.h). Include only from -UNDEBUG translation
-// units (docs/toolchain.md, trap 1).
+// A Simbody multibody system built from a Problem's ModelStructure
+// (problems/model/model_structure.h) for the Simbody peer (simbody_peer.cc): the kinematic tree's
+// joints become mobilizers, the cut joints Simbody constraints, the force elements Simbody forces;
+// the initial state comes from the problem's (q0, v0) and every state maps back to the problem's
+// (q, v) through the body coordinate blocks (problems/model/body_motion.h). Include only from
+// -UNDEBUG translation units (docs/toolchain.md, trap 1).
 #pragma once
 
 #include <Simbody.h>

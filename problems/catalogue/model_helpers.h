@@ -6,9 +6,9 @@
 #include <cmath>
 #include <string>
 
+#include "problems/core/parameters.h"
 #include "problems/model/formulation_registry.h"
 #include "problems/model/model_description.h"
-#include "problems/core/parameters.h"
 
 namespace mbb {
 

@@ -29,8 +29,8 @@
 #include <cmath>
 #include <set>
 
-#include "problems/model/model_compiler.h"
 #include "problems/core/parameters.h"
+#include "problems/model/model_compiler.h"
 
 namespace mbb {
 namespace {

@@ -4,10 +4,10 @@
 
 #include <algorithm>
 
+#include "problems/core/parameters.h"
 #include "problems/model/joint_tree.h"
 #include "problems/model/lift_planar.h"
 #include "problems/model/model_compiler.h"
-#include "problems/core/parameters.h"
 
 namespace mbb {
 namespace {

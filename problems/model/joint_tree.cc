@@ -7,10 +7,10 @@
 
 #include <cmath>
 
+#include "problems/core/parameters.h"
 #include "problems/model/body_motion.h"
 #include "problems/model/joint_tree_internal.h"
 #include "problems/model/model_compiler.h"
-#include "problems/core/parameters.h"
 
 namespace mbb {
 

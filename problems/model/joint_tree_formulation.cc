@@ -4,11 +4,11 @@
 // as loop-closure constraints, and the maps to and from body motions.
 #include <cmath>
 
+#include "problems/core/parameters.h"
 #include "problems/model/body_motion.h"
 #include "problems/model/joint_tree.h"
 #include "problems/model/joint_tree_internal.h"
 #include "problems/model/model_compiler.h"
-#include "problems/core/parameters.h"
 
 namespace mbb {
 

@@ -45,8 +45,8 @@
 #include <vector>
 
 #include "problems/core/dual.h"
-#include "problems/model/model_description.h"
 #include "problems/core/row_derivative.h"
+#include "problems/model/model_description.h"
 
 namespace mbb {
 

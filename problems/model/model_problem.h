@@ -3,8 +3,8 @@
 // (model_assembly.h), structure (model_structure.h), outputs and metadata.
 #pragma once
 
-#include "problems/model/model_description.h"
 #include "problems/core/problem.h"
+#include "problems/model/model_description.h"
 
 namespace mbb {
 

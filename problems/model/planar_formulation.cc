@@ -19,8 +19,8 @@
 #include <limits>
 #include <set>
 
-#include "problems/model/model_compiler.h"
 #include "problems/core/parameters.h"
+#include "problems/model/model_compiler.h"
 
 namespace mbb {
 namespace {

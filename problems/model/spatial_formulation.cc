@@ -36,9 +36,9 @@
 #include <memory>
 #include <set>
 
+#include "problems/core/parameters.h"
 #include "problems/model/euler_parameters.h"
 #include "problems/model/model_compiler.h"
-#include "problems/core/parameters.h"
 
 namespace mbb {
 namespace {
