@@ -29,28 +29,29 @@ const std::vector<GridSetting>& GridSettings() {
       // runs its first 2 s.
       {"", "slider_crank_3d", "t_end", "2",
        "every fixed-step method takes 50000 steps or more over the slider-crank's 10 s"},
-      // arkode-dirk projects and resets after every step, so every step pays a difference-
-      // quotient Jacobian (2n right-hand sides); on the governor its step falls to about 2e-5 s
-      // (13455 steps to t = 0.249 in 20 s, 1.5 ms a step): about 54000 steps for 1 s.
+      // arkode-dirk on the governor: its step falls to about 2e-5 s; 43224 steps (971
+      // Jacobians) and 21 s for the first second (measured at 2026-11-28 with the projection
+      // as ARKODE's step post-processing, which keeps the Jacobian).
       {"arkode-dirk", "flyball_governor", "max_steps", "2000",
-       "arkode-dirk needs about 54000 steps (h about 2e-5) for the first second of the governor, "
-       "measured 13455 steps to t = 0.249 (1.5 ms a step)"},
+       "arkode-dirk's step on the governor falls to about 2e-5 s: measured 43224 steps (21 s) for "
+       "the first second"},
       // Explicit ERK below its stability limit on the stiff spring-dampers: 125615 steps to
       // t = 3.19 (h about 2.5e-5), 20 s.
       {"arkode-erk", "flyball_governor", "max_steps", "10000",
        "explicit ERK on the stiff governor steps at its stability limit, h about 2.5e-5: about "
        "40000 steps for the first second, measured 125615 steps to t = 3.19"},
-      // Through the double four-bar's singular positions arkode-dirk's step collapses: 89439
-      // steps to t = 1.657 in 20 s (0.22 ms a step); arkode-erk fails there at t = 1.678.
+      // Through the double four-bar's singular positions arkode-erk fails at t = 1.678;
+      // arkode-dirk passes the one near t = 1.66, then its step collapses: 367415 steps to
+      // t = 2.236 (76 s), where its error test fails at h = 7e-18.
       {"arkode-dirk", "double_four_bar", "max_steps", "10000",
-       "arkode-dirk's step collapses at the singular position near t = 1.66: measured 89439 "
-       "steps to t = 1.657 of 10 s"},
+       "arkode-dirk's step collapses after the singular positions near t = 1.66: measured 367415 "
+       "steps to t = 2.236 of 10 s, where the error test fails at h = 7e-18"},
       // The chain of four-bars reaches a singular position near t = 0.72 (ida and continued-qr
-      // fail there): arkode-dirk took 21135 steps to t = 0.723 in 20 s (0.95 ms a step),
-      // arkode-erk 224271 steps to t = 0.741 (0.09 ms a step).
+      // fail there): arkode-dirk passes it but its step collapses, 1047726 steps to t = 3.30
+      // (479 s), where its error test fails; arkode-erk took 224271 steps to t = 0.741.
       {"arkode-dirk", "n_four_bar", "max_steps", "2000",
-       "arkode-dirk's step collapses at the singular position near t = 0.72: measured 21135 "
-       "steps to t = 0.723 of 10 s"},
+       "arkode-dirk's step collapses from the singular position near t = 0.72 on: measured "
+       "1047726 steps to t = 3.30 of 10 s, where the error test fails"},
       {"arkode-erk", "n_four_bar", "max_steps", "20000",
        "arkode-erk's step collapses at the singular position near t = 0.72: measured 224271 "
        "steps to t = 0.741 of 10 s"},
@@ -60,12 +61,11 @@ const std::vector<GridSetting>& GridSettings() {
       {"odeint-dopri5", "n_four_bar", "max_steps", "20000",
        "odeint-dopri5's step collapses from the singular position near t = 0.72 on: measured "
        "205103 steps to t = 1.91 of 10 s"},
-      // Not a collapse: 35 coordinates make each of arkode-dirk's steps a 70-column
-      // difference-quotient Jacobian (reset after every projection), 2.5 ms a step; measured
-      // 8111 steps to t = 0.747 of 1 s in 20 s.
+      // Not a collapse: 35 coordinates make each step a 5-stage DIRK whose Newton solves
+      // are dense 70 x 70 (0.82 ms a step): 11005 steps and 9.1 s for the 1 s horizon.
       {"arkode-dirk", "six_body_linkage", "max_steps", "1000",
-       "arkode-dirk pays a 70-column difference-quotient Jacobian every step (2.5 ms a step): "
-       "about 10900 steps for the 1 s horizon, measured 8111 steps to t = 0.747"},
+       "arkode-dirk's dense 70 x 70 Newton solves cost 0.82 ms a step: measured 11005 steps "
+       "(9.1 s) for the 1 s horizon"},
   };
   return settings;
 }
