@@ -3,6 +3,7 @@
 // variable-step methods.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <utility>
 
 #include "methods/common/explicit_runge_kutta.h"
 #include "methods/method.h"
@@ -69,6 +70,59 @@ TEST_CASE("explicit RK engine: the controlled step meets its tolerance", "[rk]")
   CHECK(counters.rejected_steps > 0);
   CHECK(std::hypot(y[0] - std::cos(1.0), y[1] + std::sin(1.0)) < 100.0 * rtol);
   CHECK(accepted < 100);
+}
+
+TEST_CASE("explicit RK engine: a reused first stage gives the same steps to the bit", "[rk]") {
+  // Dormand-Prince's FSAL stage f(t + h, y1) is the next step's k_1 [HNW s II.5]: reusing it
+  // (ReuseFsalStage) and supplying k_1 by hand (known_first_rates) must change nothing but
+  // the number of evaluations, one fewer per step after the first.
+  auto run = [](bool reuse, long& evaluations) {
+    ExplicitRungeKutta rk(DormandPrince5(), 2);
+    WorkCounters counters;
+    auto rates = [&evaluations](double t, ConstVectorRef y, VectorRef k, int stage) {
+      ++evaluations;
+      return Oscillator(t, y, k, stage);
+    };
+    Vector y(2);
+    y << 1.0, 0.0;
+    double t = 0.0, h = 0.5;
+    int steps = 0;
+    for (; t < 3.0; ++steps) {
+      rk.start() = y;
+      const AdaptiveRkStep step = rk.AdaptiveStep(t, h, 1e-9, 1e-11, rates, counters);
+      REQUIRE(step.ok());
+      t += step.h_taken;
+      y = rk.solution();
+      h = step.h_next;
+      if (reuse) rk.ReuseFsalStage();
+    }
+    return std::make_pair(y, steps);
+  };
+  long plain_evaluations = 0, reused_evaluations = 0;
+  const auto [plain, plain_steps] = run(false, plain_evaluations);
+  const auto [reused, reused_steps] = run(true, reused_evaluations);
+  CHECK(reused_steps == plain_steps);
+  CHECK(reused[0] == plain[0]);
+  CHECK(reused[1] == plain[1]);
+  CHECK(plain_evaluations - reused_evaluations == plain_steps - 1);
+
+  // The classical RK4 with k_1 supplied: the same step to the bit, three evaluations.
+  long evaluations = 0;
+  auto rates = [&evaluations](double t, ConstVectorRef y, VectorRef k, int stage) {
+    ++evaluations;
+    return Oscillator(t, y, k, stage);
+  };
+  ExplicitRungeKutta rk(ClassicalRk4(), 2);
+  rk.start() << 0.3, -0.7;
+  REQUIRE(rk.Step(0.0, 0.1, rates) == 0);
+  const Vector computed = rk.solution();
+  REQUIRE(evaluations == 4);
+  rk.start() << 0.3, -0.7;
+  Oscillator(0.0, rk.start(), rk.known_first_rates(), 0);
+  REQUIRE(rk.Step(0.0, 0.1, rates) == 0);
+  CHECK(evaluations == 7);
+  CHECK(rk.solution()[0] == computed[0]);
+  CHECK(rk.solution()[1] == computed[1]);
 }
 
 TEST_CASE("the suite's variable-step loop bounds accepted steps by max_steps", "[run-loop][rk]") {

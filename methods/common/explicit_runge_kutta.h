@@ -11,7 +11,10 @@
 //               h_new = h min(facmax, max(facmin, fac err^(-1/5))) with fac = 0.9,
 //               facmin = 0.2, facmax = 5 (4.12)-(4.13), no increase right after a rejection;
 //               a rejected trial restarts from y0 with the smaller h and keeps k_1 (it does
-//               not depend on h); a step below 1e-12 (1 + |t|) ends the step as failed.
+//               not depend on h); a step below 1e-12 (1 + |t|) ends the step as failed;
+//   reuse       k_1 = f(t, y0) is not evaluated when the caller supplies it: Dormand-Prince's
+//               FSAL stage of the accepted step before [HNW s II.5], or the rates a sample
+//               already computed at (t, y0).
 //
 // The state y is one vector (a method concatenates its blocks, e.g. positions and
 // velocities); the right-hand side is the method's: rates(t, y, k, stage) writes f(t, y) into
@@ -69,10 +72,23 @@ class ExplicitRungeKutta {
   /// k_i (column i of the stage rates).
   auto rates(int stage) const { return k_.col(stage).head(size_); }
 
+  /// k_1 = f(t, y0) of the next step when the caller has it already (the rates a sample
+  /// computed at the same (t, y0)): the caller writes it into the returned column and the
+  /// next Step or AdaptiveStep does not evaluate it. Same rates, same bits, one evaluation
+  /// fewer per step.
+  auto known_first_rates() {
+    first_known_ = true;
+    return k_.col(0).head(size_);
+  }
+  /// After an accepted AdaptiveStep from t to t + h_taken: the FSAL stage f(t + h, y1)
+  /// becomes the next step's k_1. Only for a next step that starts at exactly that time and
+  /// at y1 unchanged (a method that projects or changes coordinates between steps must not).
+  void ReuseFsalStage() { known_first_rates() = k_.col(tab_.stages).head(size_); }
+
   /// One step of size h: the stages and y1. Returns the failing stage (1-based) or 0.
   template <class Rates>
   int Step(double t, double h, Rates&& rates) {
-    const int failed = Stages(t, h, 0, rates);
+    const int failed = Stages(t, h, TakeFirstKnown(), rates);
     if (failed == 0) Solution(h);
     return failed;
   }
@@ -90,7 +106,7 @@ class ExplicitRungeKutta {
                               WorkCounters& counters) {
     AdaptiveRkStep out;
     bool rejected = false;
-    for (int first = 0;; first = 1) {
+    for (int first = TakeFirstKnown();; first = 1) {
       if ((out.failed_stage = Stages(t, h, first, rates)) != 0) return out;
       Solution(h);
       const int fsal = tab_.stages;
@@ -117,6 +133,12 @@ class ExplicitRungeKutta {
     }
     return 0;
   }
+  // The first stage to evaluate: 1 when k_1 is known (known_first_rates), else 0.
+  int TakeFirstKnown() {
+    const int first = first_known_ ? 1 : 0;
+    first_known_ = false;
+    return first;
+  }
   void StageState(int stage, double h);
   void Solution(double h);
   double ErrorNorm(double h, double rtol, double atol);
@@ -127,9 +149,10 @@ class ExplicitRungeKutta {
   const ButcherTableau& tab_;
   int size_;
   Vector y0_, ys_, y1_;
-  Matrix k_;                // capacity x (s + 1): the stage rates, the last column the FSAL stage
-  int block_ = -1;          // SetRotatedBlock's start; -1: none
-  Vector block0_, block1_;  // the block of y0 and y1 (its own vectors: the same norm to the bit)
+  Matrix k_;                  // capacity x (s + 1): the stage rates, the last column the FSAL stage
+  int block_ = -1;            // SetRotatedBlock's start; -1: none
+  bool first_known_ = false;  // k_1 of the next step is in column 0 already
+  Vector block0_, block1_;    // the block of y0 and y1 (its own vectors: the same norm to the bit)
 };
 
 }  // namespace mbb

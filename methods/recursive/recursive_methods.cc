@@ -265,9 +265,15 @@ RunOutcome RunRk4(const Problem& problem, const RunSettings& settings, StepObser
   if (!StartExplicitRun(settings.t0, equations, loop, q, v, a, outcome)) return outcome;
   ExplicitRungeKutta rk(ClassicalRk4(), 2 * n);
   auto rates = ExplicitRates(n, equations, outcome.counters);
+  bool a_is_rates = true;  // a = f(t, q, v) at the step's start: StartExplicitRun's
   auto advance = [&](double t, double size, double /*t_next*/) {
     rk.start().head(n) = q;
     rk.start().tail(n) = v;
+    if (a_is_rates) {  // the sample's accelerations are the step's k_1 = (v, a)
+      auto k1 = rk.known_first_rates();
+      k1.head(n) = v;
+      k1.tail(n) = a;
+    }
     ++outcome.counters.steps;
     if (rk.Step(t, size, rates) != 0) return StepStatus::Failed(FailureOf(equations));
     q = rk.solution().head(n);
@@ -275,7 +281,9 @@ RunOutcome RunRk4(const Problem& problem, const RunSettings& settings, StepObser
     return StepStatus::Ok();
   };
   auto sample = [&](double t_next) -> StepSample {
-    if (!equations.Accelerations(t_next, q, v, a)) a.setConstant(NAN);
+    a_is_rates = equations.Accelerations(t_next, q, v, a);
+    ++outcome.counters.rhs_evals;  // an evaluation the next step uses as its first stage
+    if (!a_is_rates) a.setConstant(NAN);
     return {t_next, q, v, &a};
   };
   loop.RunFixed(settings.h > 0.0 ? settings.h : problem.h_default, advance, sample);
@@ -312,8 +320,14 @@ RunOutcome RunDopri5(const Problem& problem, const RunSettings& settings, StepOb
     }
     q = rk.solution().head(n);
     v = rk.solution().tail(n);
+    const double t_fsal = t + step.h_taken;  // where the FSAL stage f(t + h, y1) was evaluated
     t = RunLoop::Land(offer, t, step.h_taken, step.h_next, h);
-    if (!equations.Accelerations(t, q, v, a)) a.setConstant(NAN);
+    if (t == t_fsal) {  // the FSAL stage is the next step's k_1 and holds the accelerations
+      rk.ReuseFsalStage();
+      a = rk.rates(DormandPrince5().stages).tail(n);
+    } else if (!equations.Accelerations(t, q, v, a)) {  // landed on a stop time by rounding
+      a.setConstant(NAN);
+    }
     if (!loop.AcceptStep({t, q, v, &a})) break;
   }
   loop.Finish(outcome);
