@@ -71,6 +71,7 @@ struct Workspace final : FixedStepWorkspace {
   Matrix hist_q, hist_a;  // Adams-Bashforth history, newest in column 0
   int history = 0;        // valid history columns
   Vector weight, cos2;
+  bool weight_is_cos2 = false;     // weight holds (23a) at the state Publish reports
   Vector cos2_min, cos2_max;       // (23a) per coordinate over the reported states (NaN skipped)
   std::vector<std::string> names;  // coordinate names of the metrics
   std::vector<int> gauge_rows;     // rows intrinsic to a body (Euler-parameter normalisation)
@@ -276,6 +277,8 @@ class PartitioningMethod final : public FixedStepMethod {
   // current one's by the hysteresis, or when the current C_D has become singular.
   bool Reselect(Workspace& w, double t, WorkCounters& counters) const {
     if (!Weights(w, t, options_.selection)) return false;
+    // The projective choice's weights are (23a) at this state, which Publish reports next.
+    w.weight_is_cos2 = options_.selection == Selection::kProjective;
     const Matrix& c = w.eq.phi_q();
     w.candidate.rows = w.partition.rows;
     w.eq.kinematics().FindRows(c, w.candidate);
@@ -408,8 +411,13 @@ class PartitioningMethod final : public FixedStepMethod {
     state.a = w.q_ddot;
     state.has_acceleration = true;
     // The series reports (23a) for every method (the SVD method chooses by its own score).
-    MetricMass(w, w.eq.UpdateJacobian(state.t, w.q));
-    if (!w.criterion.CosAlpha(w.mass, w.eq.phi_q(), w.cos2)) w.cos2.setConstant(std::nan(""));
+    if (w.weight_is_cos2) {  // Reselect evaluated (23a) at this (t, q) already
+      w.cos2 = w.weight;
+    } else {
+      MetricMass(w, w.eq.UpdateJacobian(state.t, w.q));
+      if (!w.criterion.CosAlpha(w.mass, w.eq.phi_q(), w.cos2)) w.cos2.setConstant(std::nan(""));
+    }
+    w.weight_is_cos2 = false;
     int e = 0;
     for (int i = 0; i < w.n; ++i) {
       state.extra[e++] = w.cos2[i];
