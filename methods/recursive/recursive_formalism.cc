@@ -82,8 +82,8 @@ void RecursiveFormalism::Backward(double t, ConstVectorRef q, ConstVectorRef v) 
   // From the leaves to the root: the successors of i come after i in `bodies`.
   for (int i = nb - 1; i >= 0; --i) {
     const TreeBody& b = bodies[i];
-    const BodyMatrix& J = state_.J[i];
-    const BodyMatrix& H = state_.H[i];
+    const auto J = state_.J[i];
+    const auto H = state_.H[i];
     const BodyMatrix mbar = Mbar(i);
     const BodyMatrix A = J.transpose() * mbar * J;  // projected mass J^T Mbar J
     const double scale = dae_.mass_scale() * (1.0 + J.squaredNorm());
@@ -120,7 +120,7 @@ void RecursiveFormalism::EquationTerm(int j, BodyVector& e) const {
 void RecursiveFormalism::SkippedPredecessorTerm(int j, BodyVector& e) const {
   const int i = dae_.bodies()[j].parent;
   const int pi = dae_.bodies()[i].parent;
-  const BodyMatrix& H = state_.H[j];
+  const auto H = state_.H[j];
   BodyVector w = H * Kbar(i) - state_.k2[j];
   if (pi >= 0) w.noalias() += H * (Hbar(i) * Pdd(pi));
   // (25b) moved to the left: - J^T Mbar (H Hbar_i p_pi'' + H kbar_i - k_j) + J^T fbar_j
@@ -168,7 +168,7 @@ void RecursiveFormalism::Residual(ConstVectorRef qdd, VectorRef residual) {
   BodyVector e;
   for (int j = 0; j < dae_.num_bodies(); ++j) {
     const TreeBody& b = bodies[j];
-    const BodyMatrix& J = state_.J[j];
+    const auto J = state_.J[j];
     auto rj = residual.segment(b.q_offset, b.n);
     const auto qj = qdd.segment(b.q_offset, b.n);
     if (b.parent < 0 || !skipped_[b.parent]) {

@@ -9,6 +9,7 @@
 // assumption (23) and are refused. g = 9.81 along -y; starts straight along +x at rest; 5 s.
 // Output: the free end of the last bar.
 #include <string>
+#include <utility>
 
 #include "problems/catalogue/catalogue_entries.h"
 #include "problems/catalogue/model_helpers.h"
@@ -50,7 +51,7 @@ Problem Build(const ParameterSet& p) {
   m.t_end = 5.0;
   m.h_default = 1e-3;
   m.default_methods = {"recursive", "recursive-zero-mass"};
-  return BuildModelProblem(m, "pendulum_chain", p);
+  return BuildModelProblem(std::move(m), "pendulum_chain", p);
 }
 
 }  // namespace

@@ -29,12 +29,18 @@ JointTreeDae::JointTreeDae(std::vector<TreeBody> bodies, std::vector<TreeForce> 
           static_cast<int>(closure.rows.size())),
       bodies_(std::move(bodies)),
       forces_(std::move(forces)),
-      mass_blocks_(std::move(mass_blocks)),
       planar_(std::move(planar)),
       mass_scale_(mass_scale),
       dimension_(dimension),
       inertia_(std::move(inertia)),
       closure_(std::move(closure)) {
+  int doubles = 0;
+  for (const BodyMatrix& m : mass_blocks) doubles += static_cast<int>(m.size());
+  mass_blocks_.Reserve(static_cast<int>(mass_blocks.size()), doubles);
+  for (const BodyMatrix& m : mass_blocks) {
+    mass_blocks_.Append(static_cast<int>(m.rows()), static_cast<int>(m.cols()));
+    mass_blocks_[mass_blocks_.size() - 1] = m;
+  }
   for (const TreeBody& b : bodies_) num_velocities_ += b.d;
 }
 
@@ -43,20 +49,26 @@ TreeState JointTreeDae::MakeState() const {
   const int nb = num_bodies(), np = num_absolute();
   s.p.setZero(np);
   s.pv.setZero(np);
-  s.H.resize(nb);
-  s.J.resize(nb);
-  s.M.resize(nb);
-  s.k2.resize(nb);
-  s.f.resize(nb);
   if (spatial()) s.frames.resize(nb);
+  int h = 0, j = 0, m = 0;
+  for (const TreeBody& b : bodies_) {
+    h += b.d * (b.parent < 0 ? 0 : bodies_[b.parent].d);
+    j += b.d * b.n;
+    m += b.d * b.d;
+  }
+  s.H.Reserve(nb, h);
+  s.J.Reserve(nb, j);
+  s.M.Reserve(nb, m);
+  s.k2.Reserve(nb, num_velocities_);
+  s.f.Reserve(nb, num_velocities_);
   for (int i = 0; i < nb; ++i) {
     const TreeBody& b = bodies_[i];
-    const int da = b.parent < 0 ? 0 : bodies_[b.parent].d;
-    s.H[i].setZero(b.d, da);
-    s.J[i].setZero(b.d, b.n);
+    s.H.Append(b.d, b.parent < 0 ? 0 : bodies_[b.parent].d);
+    s.J.Append(b.d, b.n);
+    s.M.Append(b.d, b.d);
     s.M[i] = mass_blocks_[i];  // constant in absolute coordinates
-    s.k2[i].setZero(b.d);
-    s.f[i].setZero(b.d);
+    s.k2.Append(b.d);
+    s.f.Append(b.d);
   }
   return s;
 }

@@ -286,6 +286,7 @@ int TreeBodies(const ModelDescription& model, const KinematicTree& tree,
   const bool spatial = model.dimension == 3;
   mass_scale = 0.0;
   int q_offset = 0, w_offset = 0;
+  bodies.reserve(tree.topological_order.size());
   for (int mi : tree.topological_order) {
     const BodyDescription& desc = model.bodies[mi];
     TreeBody b;
@@ -319,7 +320,7 @@ int TreeBodies(const ModelDescription& model, const KinematicTree& tree,
     b.n = b.joint == TreeJointKind::kFree ? b.d : 1;
     if (spatial) {
       b.spatial = SpatialJointOf(ji < 0 ? nullptr : &model.joints[ji], b.rigid);
-      b.n = b.spatial.translation_count() + b.spatial.rotation_count();
+      b.n = b.spatial->translation_count() + b.spatial->rotation_count();
     }
     b.q_offset = q_offset;
     q_offset += b.n;
@@ -346,7 +347,7 @@ void StatedJointCoordinates(const ModelDescription& model, const FormulatedModel
     if (f.kind == ForceKind::kGravity) gravity += f.vector;
   for (TreeBody& b : bodies) {
     const SpatialFrame* parent = b.parent < 0 ? nullptr : &frames[b.parent];
-    ChooseSpatialCharts(b.spatial, parent, b.parent >= 0 && bodies[b.parent].rigid,
+    ChooseSpatialCharts(*b.spatial, parent, b.parent >= 0 && bodies[b.parent].rigid,
                         frames[&b - bodies.data()], gravity);
   }
   SpatialJointCoordinatesOf(bodies, frames, q, v);
@@ -355,6 +356,7 @@ void StatedJointCoordinates(const ModelDescription& model, const FormulatedModel
 // The model's force elements with their bodies as tree indices (-1: the ground).
 std::vector<TreeForce> TreeForces(const ModelDescription& model, const std::vector<int>& position) {
   std::vector<TreeForce> forces;
+  forces.reserve(model.forces.size());
   const BodyIndex index(model);
   auto tree_index = [&](const std::string& name) {
     const int mi = name.empty() ? -1 : index.Find(name, "force element");
@@ -383,13 +385,14 @@ std::vector<TreeForce> TreeForces(const ModelDescription& model, const std::vect
 // the rotation block set per state from the body-frame `inertia`.
 void MassBlocks(const ModelDescription& model, const std::vector<TreeBody>& bodies,
                 std::vector<BodyMatrix>& mass_blocks, std::vector<Eigen::Matrix3d>& inertia) {
+  mass_blocks.reserve(bodies.size());
   for (const TreeBody& tb : bodies) {
     const BodyDescription& b = model.bodies[tb.model_index];
     BodyMatrix m = BodyMatrix::Zero(tb.d, tb.d);
     m.topLeftCorner(model.dimension, model.dimension).diagonal().setConstant(b.mass);
     if (tb.rigid && model.dimension == 2) m(2, 2) = b.inertia(0, 0);
     mass_blocks.push_back(m);
-    inertia.push_back(tb.rigid ? b.inertia : Eigen::Matrix3d::Zero());
+    if (model.dimension == 3) inertia.push_back(tb.rigid ? b.inertia : Eigen::Matrix3d::Zero());
   }
 }
 
@@ -438,16 +441,20 @@ FormulatedModel FormulateJointTree(const ModelDescription& stated) {
   const bool spatial = model.dimension == 3;
   FormulatedModel planar =
       spatial ? FormulateSpatialEuler(free_bodies) : FormulatePlanar(free_bodies);
-  // The body blocks of that formulation: body motions to and from its coordinates.
+  // The body blocks of that formulation: body motions to and from its coordinates (what
+  // the spatial charts are chosen from; a planar tree reads its coordinates directly).
   ModelStructure planar_blocks;
-  planar_blocks.model = planar.model;
-  planar_blocks.formulation = spatial ? "euler-parameters" : "planar";
-  planar_blocks.bodies = planar.body_coordinates;
+  if (spatial) {
+    planar_blocks.model = planar.model;
+    planar_blocks.formulation = "euler-parameters";
+    planar_blocks.bodies = planar.body_coordinates;
+  }
 
   const KinematicTree tree = BuildKinematicTree(model);
   std::vector<ConstraintRows> closure_rows;
   std::vector<std::string> closure_names;
   const TreeClosure closure = LoopClosure(model, free_bodies, tree, closure_rows, closure_names);
+  free_bodies = ModelDescription();  // its copy of every body is not needed beyond here
   std::vector<int> position(model.bodies.size());  // model index -> tree index
   for (size_t k = 0; k < tree.topological_order.size(); ++k)
     position[tree.topological_order[k]] = static_cast<int>(k);
@@ -459,9 +466,9 @@ FormulatedModel FormulateJointTree(const ModelDescription& stated) {
   std::vector<BodyMatrix> mass_blocks;
   std::vector<Eigen::Matrix3d> inertia;
   MassBlocks(model, bodies, mass_blocks, inertia);
-  auto dae =
-      std::make_shared<JointTreeDae>(bodies, TreeForces(model, position), mass_blocks, planar.dae,
-                                     mass_scale, model.dimension, inertia, closure);
+  auto dae = std::make_shared<JointTreeDae>(bodies, TreeForces(model, position),
+                                            std::move(mass_blocks), planar.dae, mass_scale,
+                                            model.dimension, std::move(inertia), closure);
   FormulatedModel out;
   out.model = stated;
   out.dae = dae;
