@@ -17,7 +17,7 @@ namespace mbb {
 TreeWorkspace& TreeWorkspace::Of(DaeWorkspace& ws) { return MBB_DOWNCAST(TreeWorkspace, ws); }
 
 JointTreeDae::JointTreeDae(std::vector<TreeBody> bodies, std::vector<TreeForce> forces,
-                           std::vector<BodyMatrix> mass_blocks,
+                           BodyBlocks<BodyMatrix> mass_blocks,
                            std::shared_ptr<const MechanicalDae> planar, double mass_scale,
                            int dimension, std::vector<Eigen::Matrix3d> inertia, TreeClosure closure)
     : MechanicalDae(
@@ -29,18 +29,12 @@ JointTreeDae::JointTreeDae(std::vector<TreeBody> bodies, std::vector<TreeForce> 
           static_cast<int>(closure.rows.size())),
       bodies_(std::move(bodies)),
       forces_(std::move(forces)),
+      mass_blocks_(std::move(mass_blocks)),
       planar_(std::move(planar)),
       mass_scale_(mass_scale),
       dimension_(dimension),
       inertia_(std::move(inertia)),
       closure_(std::move(closure)) {
-  int doubles = 0;
-  for (const BodyMatrix& m : mass_blocks) doubles += static_cast<int>(m.size());
-  mass_blocks_.Reserve(static_cast<int>(mass_blocks.size()), doubles);
-  for (const BodyMatrix& m : mass_blocks) {
-    mass_blocks_.Append(static_cast<int>(m.rows()), static_cast<int>(m.cols()));
-    mass_blocks_[mass_blocks_.size() - 1] = m;
-  }
   for (const TreeBody& b : bodies_) num_velocities_ += b.d;
 }
 

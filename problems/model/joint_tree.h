@@ -187,7 +187,7 @@ class JointTreeDae final : public MechanicalDae {
   /// Euler-parameter formulation, q = (x, e) per rigid body); `inertia` the body-frame
   /// inertia of every spatial rigid body (planar: empty).
   JointTreeDae(std::vector<TreeBody> bodies, std::vector<TreeForce> forces,
-               std::vector<BodyMatrix> mass_blocks, std::shared_ptr<const MechanicalDae> planar,
+               BodyBlocks<BodyMatrix> mass_blocks, std::shared_ptr<const MechanicalDae> planar,
                double mass_scale, int dimension = 2, std::vector<Eigen::Matrix3d> inertia = {},
                TreeClosure closure = {});
 

@@ -3,6 +3,7 @@
 // elements as TreeBody / TreeForce, the joint coordinates of the stated pose, the cut joints
 // as loop-closure constraints, and the maps to and from body motions.
 #include <cmath>
+#include <optional>
 
 #include "problems/core/parameters.h"
 #include "problems/model/body_motion.h"
@@ -80,6 +81,21 @@ ModelDescription OrientTreeJoints(const ModelDescription& model, const Kinematic
   return out;
 }
 
+// The model with its tree joints oriented: `stated` itself when every tree joint already
+// runs from predecessor to successor (no copy of a large model), else a copy in `storage`.
+const ModelDescription& OrientedModel(const ModelDescription& stated,
+                                      std::optional<ModelDescription>& storage) {
+  const KinematicTree tree = BuildKinematicTree(stated);
+  for (size_t i = 0; i < stated.bodies.size(); ++i) {
+    const int ji = tree.parent_joint[i];
+    if (ji >= 0 && stated.joints[ji].body_b != stated.bodies[i].name) {
+      storage = OrientTreeJoints(stated, tree);
+      return *storage;
+    }
+  }
+  return stated;
+}
+
 // The spatial joint of a body (joint_tree_spatial.h); null: no joint connects it.
 SpatialJoint SpatialJointOf(const JointDescription* j, bool rigid) {
   SpatialJoint g;
@@ -143,7 +159,8 @@ TreeJointKind TreeKind(JointKind kind) {
 
 void ValidateJointTreeModel(const ModelDescription& stated) {
   const std::string w = stated.Where();
-  const ModelDescription model = OrientTreeJoints(stated, BuildKinematicTree(stated));
+  std::optional<ModelDescription> oriented;
+  const ModelDescription& model = OrientedModel(stated, oriented);
   if (model.dimension != 2 && model.dimension != 3)
     throw InputError(w + ": formulation 'joint-tree' needs dimension 2 or 3");
   const bool spatial = model.dimension == 3;
@@ -384,14 +401,17 @@ std::vector<TreeForce> TreeForces(const ModelDescription& model, const std::vect
 // The body mass matrices M_i of (11) in tree order: diag(m, m, J); spatial diag(m I, R J R^T),
 // the rotation block set per state from the body-frame `inertia`.
 void MassBlocks(const ModelDescription& model, const std::vector<TreeBody>& bodies,
-                std::vector<BodyMatrix>& mass_blocks, std::vector<Eigen::Matrix3d>& inertia) {
-  mass_blocks.reserve(bodies.size());
+                BodyBlocks<BodyMatrix>& mass_blocks, std::vector<Eigen::Matrix3d>& inertia) {
+  int doubles = 0;
+  for (const TreeBody& tb : bodies) doubles += tb.d * tb.d;
+  mass_blocks.Reserve(static_cast<int>(bodies.size()), doubles);
   for (const TreeBody& tb : bodies) {
     const BodyDescription& b = model.bodies[tb.model_index];
     BodyMatrix m = BodyMatrix::Zero(tb.d, tb.d);
     m.topLeftCorner(model.dimension, model.dimension).diagonal().setConstant(b.mass);
     if (tb.rigid && model.dimension == 2) m(2, 2) = b.inertia(0, 0);
-    mass_blocks.push_back(m);
+    mass_blocks.Append(tb.d, tb.d);
+    mass_blocks[mass_blocks.size() - 1] = m;
     if (model.dimension == 3) inertia.push_back(tb.rigid ? b.inertia : Eigen::Matrix3d::Zero());
   }
 }
@@ -431,7 +451,8 @@ void SetBodyMaps(const std::shared_ptr<const JointTreeDae>& dae, const Formulate
 }  // namespace
 
 FormulatedModel FormulateJointTree(const ModelDescription& stated) {
-  const ModelDescription model = OrientTreeJoints(stated, BuildKinematicTree(stated));
+  std::optional<ModelDescription> oriented;
+  const ModelDescription& model = OrientedModel(stated, oriented);
   // The same bodies and force elements without joints and drivers: M_i, f_i and outputs
   // in absolute coordinates p.
   ModelDescription free_bodies = model;
@@ -463,10 +484,10 @@ FormulatedModel FormulateJointTree(const ModelDescription& stated) {
   const int n = TreeBodies(model, tree, planar, position, bodies, mass_scale);
   Vector q = Vector::Zero(n), v = Vector::Zero(n);
   StatedJointCoordinates(model, planar, planar_blocks, bodies, q, v);
-  std::vector<BodyMatrix> mass_blocks;
+  BodyBlocks<BodyMatrix> mass_blocks;
   std::vector<Eigen::Matrix3d> inertia;
   MassBlocks(model, bodies, mass_blocks, inertia);
-  auto dae = std::make_shared<JointTreeDae>(bodies, TreeForces(model, position),
+  auto dae = std::make_shared<JointTreeDae>(std::move(bodies), TreeForces(model, position),
                                             std::move(mass_blocks), planar.dae, mass_scale,
                                             model.dimension, std::move(inertia), closure);
   FormulatedModel out;
@@ -484,7 +505,7 @@ FormulatedModel FormulateJointTree(const ModelDescription& stated) {
   out.stated_v = Vector::Zero(n);
   out.rows = closure_rows;
   out.constraint_names = closure_names;
-  out.coordinate_periods = JointAnglePeriods(bodies, spatial, n);
+  out.coordinate_periods = JointAnglePeriods(dae->bodies(), spatial, n);
   out.angle_outputs_wrap = planar.angle_outputs_wrap;  // its outputs are those of `planar`
   SetBodyMaps(dae, planar, out);
   return out;
