@@ -17,7 +17,7 @@ namespace mbb {
 TreeWorkspace& TreeWorkspace::Of(DaeWorkspace& ws) { return MBB_DOWNCAST(TreeWorkspace, ws); }
 
 JointTreeDae::JointTreeDae(std::vector<TreeBody> bodies, std::vector<TreeForce> forces,
-                           std::vector<BodyMatrix> mass_blocks,
+                           BodyBlocks<BodyMatrix> mass_blocks,
                            std::shared_ptr<const MechanicalDae> planar, double mass_scale,
                            int dimension, std::vector<Eigen::Matrix3d> inertia, TreeClosure closure)
     : MechanicalDae(
@@ -43,20 +43,26 @@ TreeState JointTreeDae::MakeState() const {
   const int nb = num_bodies(), np = num_absolute();
   s.p.setZero(np);
   s.pv.setZero(np);
-  s.H.resize(nb);
-  s.J.resize(nb);
-  s.M.resize(nb);
-  s.k2.resize(nb);
-  s.f.resize(nb);
   if (spatial()) s.frames.resize(nb);
+  int h = 0, j = 0, m = 0;
+  for (const TreeBody& b : bodies_) {
+    h += b.d * (b.parent < 0 ? 0 : bodies_[b.parent].d);
+    j += b.d * b.n;
+    m += b.d * b.d;
+  }
+  s.H.Reserve(nb, h);
+  s.J.Reserve(nb, j);
+  s.M.Reserve(nb, m);
+  s.k2.Reserve(nb, num_velocities_);
+  s.f.Reserve(nb, num_velocities_);
   for (int i = 0; i < nb; ++i) {
     const TreeBody& b = bodies_[i];
-    const int da = b.parent < 0 ? 0 : bodies_[b.parent].d;
-    s.H[i].setZero(b.d, da);
-    s.J[i].setZero(b.d, b.n);
+    s.H.Append(b.d, b.parent < 0 ? 0 : bodies_[b.parent].d);
+    s.J.Append(b.d, b.n);
+    s.M.Append(b.d, b.d);
     s.M[i] = mass_blocks_[i];  // constant in absolute coordinates
-    s.k2[i].setZero(b.d);
-    s.f[i].setZero(b.d);
+    s.k2.Append(b.d);
+    s.f.Append(b.d);
   }
   return s;
 }

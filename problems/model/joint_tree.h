@@ -43,6 +43,8 @@
 // evaluated by O(N) passes over the tree (inverse dynamics), M column by column.
 #pragma once
 
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -55,8 +57,34 @@ namespace mbb {
 enum class TreeJointKind { kFree, kRevolute, kPrismatic, kDistance };
 
 /// One body of the tree and the joint to its predecessor.
+/// A spatial joint on the heap, copied by value (a planar body holds none): keeps
+/// TreeBody small for the passes that stream it.
+class SpatialJointBox {
+ public:
+  SpatialJointBox() = default;
+  SpatialJointBox(const SpatialJointBox& o) { *this = o; }
+  SpatialJointBox(SpatialJointBox&&) noexcept = default;
+  SpatialJointBox& operator=(SpatialJointBox&&) noexcept = default;
+  SpatialJointBox& operator=(const SpatialJointBox& o) {
+    if (this != &o) joint_ = o.joint_ ? std::make_unique<SpatialJoint>(*o.joint_) : nullptr;
+    return *this;
+  }
+  SpatialJointBox& operator=(const SpatialJoint& g) {
+    joint_ = std::make_unique<SpatialJoint>(g);
+    return *this;
+  }
+  const SpatialJoint& operator*() const { return *joint_; }
+  SpatialJoint& operator*() { return *joint_; }
+  const SpatialJoint* operator->() const { return joint_.get(); }
+
+ private:
+  std::unique_ptr<SpatialJoint> joint_;
+};
+
+/// What every pass over the tree reads comes first (two cache lines for a planar joint;
+/// the recursions stream the bodies once per pass, docs/performance.md), the names and the
+/// spatial joint last.
 struct TreeBody {
-  std::string name;
   int model_index = 0;  // index in the model's bodies (the tree lists them parents first)
   int parent = -1;      // predecessor pi_i (body index), -1: the root (ground)
   int d = 0;            // absolute coordinates: 3 rigid, 2 point mass (spatial: 6, 3)
@@ -65,34 +93,78 @@ struct TreeBody {
   int w_offset = 0;     // block of d in the velocity-level vectors (planar: p_offset)
   int q_offset = 0;
   bool rigid = false;
-  SpatialJoint spatial;  // spatial models only
   TreeJointKind joint = TreeJointKind::kFree;
-  std::string joint_name;     // "" for a body free relative to the ground
   Eigen::Vector2d s_a, s_b;   // joint points in the parent's / child's frame
   Eigen::Vector2d axis_a;     // prismatic: unit axis in the parent's frame
   double length = 0.0;        // distance joint
   double angle_offset = 0.0;  // prismatic: theta_b - theta_a (locked)
+  std::string name;
+  std::string joint_name;   // "" for a body free relative to the ground
+  SpatialJointBox spatial;  // spatial models only
 };
 
 /// A force element in absolute coordinates (the kinds of ForceKind): bodies as tree
 /// indices (-1: the ground), points in body frames (a point mass: global offsets).
+/// What a planar spring or damper reads comes first (one cache line; the force pass
+/// streams the elements).
 struct TreeForce {
   ForceKind kind = ForceKind::kGravity;
   int a = -1, b = -1;
-  Eigen::Vector2d sa = Eigen::Vector2d::Zero(), sb = Eigen::Vector2d::Zero();
-  Eigen::Vector3d sa3 = Eigen::Vector3d::Zero(), sb3 = Eigen::Vector3d::Zero();  // spatial
-  Eigen::Vector3d vector = Eigen::Vector3d::Zero();
   double stiffness = 0.0, damping = 0.0, rest = 0.0;
+  Eigen::Vector2d sa = Eigen::Vector2d::Zero(), sb = Eigen::Vector2d::Zero();
+  Eigen::Vector3d vector = Eigen::Vector3d::Zero();
   TimeLaw law;
+  Eigen::Vector3d sa3 = Eigen::Vector3d::Zero(), sb3 = Eigen::Vector3d::Zero();  // spatial
+};
+
+/// Per-body blocks of one kind (Block: BodyMatrix or BodyVector) in one flat array in tree
+/// order, each at its own size, read through maps with the 6 x 6 capacity of Block (so
+/// products of them make no heap temporaries). A planar rigid body's H_i takes 9 doubles,
+/// not the 36 (and 304 B) of a BodyMatrix: the recursions stream these arrays once per
+/// evaluation, so their size is the per-body cost at large N (docs/performance.md).
+template <class Block>
+class BodyBlocks {
+ public:
+  using Map = Eigen::Map<Block>;
+  using ConstMap = Eigen::Map<const Block>;
+  /// Room for `count` blocks of `doubles` entries in all (no reallocation while appending).
+  void Reserve(int count, int doubles) {
+    slots_.reserve(count);
+    data_.reserve(doubles);
+  }
+  /// A zero block of rows x cols after the last one.
+  void Append(int rows, int cols = 1) {
+    slots_.push_back({static_cast<int>(data_.size()), static_cast<std::uint8_t>(rows),
+                      static_cast<std::uint8_t>(cols)});
+    data_.resize(data_.size() + static_cast<size_t>(rows) * cols, 0.0);
+  }
+  int size() const { return static_cast<int>(slots_.size()); }
+  Map operator[](int i) {
+    const Slot& s = slots_[i];
+    return Map(data_.data() + s.offset, s.rows, s.cols);
+  }
+  ConstMap operator[](int i) const {
+    const Slot& s = slots_[i];
+    return ConstMap(data_.data() + s.offset, s.rows, s.cols);
+  }
+
+ private:
+  struct Slot {
+    int offset;
+    std::uint8_t rows, cols;  // at most 6
+  };
+  std::vector<double> data_;
+  std::vector<Slot> slots_;
 };
 
 /// The quantities of paper 004 s3 at one (t, q, q'), per body i: p_i, p_i', H_i, J_i,
-/// k_i^(II) of (9) (K_i = I), M_i and f_i of (11). Sized once by JointTreeDae::MakeState.
+/// k_i^(II) of (9) (K_i = I), M_i and f_i of (11). Sized once by JointTreeDae::MakeState;
+/// each kind of block flat in tree order (BodyBlocks).
 struct TreeState {
   Vector p, pv;                      // planar: absolute coordinates and velocities, planar layout
   std::vector<SpatialFrame> frames;  // spatial: every body's pose and twist
-  std::vector<BodyMatrix> H, J, M;
-  std::vector<BodyVector> k2, f;
+  BodyBlocks<BodyMatrix> H, J, M;
+  BodyBlocks<BodyVector> k2, f;
   // Spatial: the smallest chart margin (joint_tree_spatial.h) and its body (-1: none).
   double chart_margin = 1.0;
   int chart_body = -1;
@@ -115,7 +187,7 @@ class JointTreeDae final : public MechanicalDae {
   /// Euler-parameter formulation, q = (x, e) per rigid body); `inertia` the body-frame
   /// inertia of every spatial rigid body (planar: empty).
   JointTreeDae(std::vector<TreeBody> bodies, std::vector<TreeForce> forces,
-               std::vector<BodyMatrix> mass_blocks, std::shared_ptr<const MechanicalDae> planar,
+               BodyBlocks<BodyMatrix> mass_blocks, std::shared_ptr<const MechanicalDae> planar,
                double mass_scale, int dimension = 2, std::vector<Eigen::Matrix3d> inertia = {},
                TreeClosure closure = {});
 
@@ -230,7 +302,7 @@ class JointTreeDae final : public MechanicalDae {
 
   std::vector<TreeBody> bodies_;
   std::vector<TreeForce> forces_;
-  std::vector<BodyMatrix> mass_blocks_;  // M_i per tree body: diag(m, m, J) or m I
+  BodyBlocks<BodyMatrix> mass_blocks_;  // M_i per tree body: diag(m, m, J) or m I
   std::shared_ptr<const MechanicalDae> planar_;
   double mass_scale_;
   int dimension_;

@@ -3,6 +3,7 @@
 // elements as TreeBody / TreeForce, the joint coordinates of the stated pose, the cut joints
 // as loop-closure constraints, and the maps to and from body motions.
 #include <cmath>
+#include <optional>
 
 #include "problems/core/parameters.h"
 #include "problems/model/body_motion.h"
@@ -80,6 +81,21 @@ ModelDescription OrientTreeJoints(const ModelDescription& model, const Kinematic
   return out;
 }
 
+// The model with its tree joints oriented: `stated` itself when every tree joint already
+// runs from predecessor to successor (no copy of a large model), else a copy in `storage`.
+const ModelDescription& OrientedModel(const ModelDescription& stated,
+                                      std::optional<ModelDescription>& storage) {
+  const KinematicTree tree = BuildKinematicTree(stated);
+  for (size_t i = 0; i < stated.bodies.size(); ++i) {
+    const int ji = tree.parent_joint[i];
+    if (ji >= 0 && stated.joints[ji].body_b != stated.bodies[i].name) {
+      storage = OrientTreeJoints(stated, tree);
+      return *storage;
+    }
+  }
+  return stated;
+}
+
 // The spatial joint of a body (joint_tree_spatial.h); null: no joint connects it.
 SpatialJoint SpatialJointOf(const JointDescription* j, bool rigid) {
   SpatialJoint g;
@@ -143,7 +159,8 @@ TreeJointKind TreeKind(JointKind kind) {
 
 void ValidateJointTreeModel(const ModelDescription& stated) {
   const std::string w = stated.Where();
-  const ModelDescription model = OrientTreeJoints(stated, BuildKinematicTree(stated));
+  std::optional<ModelDescription> oriented;
+  const ModelDescription& model = OrientedModel(stated, oriented);
   if (model.dimension != 2 && model.dimension != 3)
     throw InputError(w + ": formulation 'joint-tree' needs dimension 2 or 3");
   const bool spatial = model.dimension == 3;
@@ -286,6 +303,7 @@ int TreeBodies(const ModelDescription& model, const KinematicTree& tree,
   const bool spatial = model.dimension == 3;
   mass_scale = 0.0;
   int q_offset = 0, w_offset = 0;
+  bodies.reserve(tree.topological_order.size());
   for (int mi : tree.topological_order) {
     const BodyDescription& desc = model.bodies[mi];
     TreeBody b;
@@ -319,7 +337,7 @@ int TreeBodies(const ModelDescription& model, const KinematicTree& tree,
     b.n = b.joint == TreeJointKind::kFree ? b.d : 1;
     if (spatial) {
       b.spatial = SpatialJointOf(ji < 0 ? nullptr : &model.joints[ji], b.rigid);
-      b.n = b.spatial.translation_count() + b.spatial.rotation_count();
+      b.n = b.spatial->translation_count() + b.spatial->rotation_count();
     }
     b.q_offset = q_offset;
     q_offset += b.n;
@@ -346,7 +364,7 @@ void StatedJointCoordinates(const ModelDescription& model, const FormulatedModel
     if (f.kind == ForceKind::kGravity) gravity += f.vector;
   for (TreeBody& b : bodies) {
     const SpatialFrame* parent = b.parent < 0 ? nullptr : &frames[b.parent];
-    ChooseSpatialCharts(b.spatial, parent, b.parent >= 0 && bodies[b.parent].rigid,
+    ChooseSpatialCharts(*b.spatial, parent, b.parent >= 0 && bodies[b.parent].rigid,
                         frames[&b - bodies.data()], gravity);
   }
   SpatialJointCoordinatesOf(bodies, frames, q, v);
@@ -355,6 +373,7 @@ void StatedJointCoordinates(const ModelDescription& model, const FormulatedModel
 // The model's force elements with their bodies as tree indices (-1: the ground).
 std::vector<TreeForce> TreeForces(const ModelDescription& model, const std::vector<int>& position) {
   std::vector<TreeForce> forces;
+  forces.reserve(model.forces.size());
   const BodyIndex index(model);
   auto tree_index = [&](const std::string& name) {
     const int mi = name.empty() ? -1 : index.Find(name, "force element");
@@ -382,14 +401,18 @@ std::vector<TreeForce> TreeForces(const ModelDescription& model, const std::vect
 // The body mass matrices M_i of (11) in tree order: diag(m, m, J); spatial diag(m I, R J R^T),
 // the rotation block set per state from the body-frame `inertia`.
 void MassBlocks(const ModelDescription& model, const std::vector<TreeBody>& bodies,
-                std::vector<BodyMatrix>& mass_blocks, std::vector<Eigen::Matrix3d>& inertia) {
+                BodyBlocks<BodyMatrix>& mass_blocks, std::vector<Eigen::Matrix3d>& inertia) {
+  int doubles = 0;
+  for (const TreeBody& tb : bodies) doubles += tb.d * tb.d;
+  mass_blocks.Reserve(static_cast<int>(bodies.size()), doubles);
   for (const TreeBody& tb : bodies) {
     const BodyDescription& b = model.bodies[tb.model_index];
     BodyMatrix m = BodyMatrix::Zero(tb.d, tb.d);
     m.topLeftCorner(model.dimension, model.dimension).diagonal().setConstant(b.mass);
     if (tb.rigid && model.dimension == 2) m(2, 2) = b.inertia(0, 0);
-    mass_blocks.push_back(m);
-    inertia.push_back(tb.rigid ? b.inertia : Eigen::Matrix3d::Zero());
+    mass_blocks.Append(tb.d, tb.d);
+    mass_blocks[mass_blocks.size() - 1] = m;
+    if (model.dimension == 3) inertia.push_back(tb.rigid ? b.inertia : Eigen::Matrix3d::Zero());
   }
 }
 
@@ -428,7 +451,8 @@ void SetBodyMaps(const std::shared_ptr<const JointTreeDae>& dae, const Formulate
 }  // namespace
 
 FormulatedModel FormulateJointTree(const ModelDescription& stated) {
-  const ModelDescription model = OrientTreeJoints(stated, BuildKinematicTree(stated));
+  std::optional<ModelDescription> oriented;
+  const ModelDescription& model = OrientedModel(stated, oriented);
   // The same bodies and force elements without joints and drivers: M_i, f_i and outputs
   // in absolute coordinates p.
   ModelDescription free_bodies = model;
@@ -438,16 +462,20 @@ FormulatedModel FormulateJointTree(const ModelDescription& stated) {
   const bool spatial = model.dimension == 3;
   FormulatedModel planar =
       spatial ? FormulateSpatialEuler(free_bodies) : FormulatePlanar(free_bodies);
-  // The body blocks of that formulation: body motions to and from its coordinates.
+  // The body blocks of that formulation: body motions to and from its coordinates (what
+  // the spatial charts are chosen from; a planar tree reads its coordinates directly).
   ModelStructure planar_blocks;
-  planar_blocks.model = planar.model;
-  planar_blocks.formulation = spatial ? "euler-parameters" : "planar";
-  planar_blocks.bodies = planar.body_coordinates;
+  if (spatial) {
+    planar_blocks.model = planar.model;
+    planar_blocks.formulation = "euler-parameters";
+    planar_blocks.bodies = planar.body_coordinates;
+  }
 
   const KinematicTree tree = BuildKinematicTree(model);
   std::vector<ConstraintRows> closure_rows;
   std::vector<std::string> closure_names;
   const TreeClosure closure = LoopClosure(model, free_bodies, tree, closure_rows, closure_names);
+  free_bodies = ModelDescription();  // its copy of every body is not needed beyond here
   std::vector<int> position(model.bodies.size());  // model index -> tree index
   for (size_t k = 0; k < tree.topological_order.size(); ++k)
     position[tree.topological_order[k]] = static_cast<int>(k);
@@ -456,12 +484,12 @@ FormulatedModel FormulateJointTree(const ModelDescription& stated) {
   const int n = TreeBodies(model, tree, planar, position, bodies, mass_scale);
   Vector q = Vector::Zero(n), v = Vector::Zero(n);
   StatedJointCoordinates(model, planar, planar_blocks, bodies, q, v);
-  std::vector<BodyMatrix> mass_blocks;
+  BodyBlocks<BodyMatrix> mass_blocks;
   std::vector<Eigen::Matrix3d> inertia;
   MassBlocks(model, bodies, mass_blocks, inertia);
-  auto dae =
-      std::make_shared<JointTreeDae>(bodies, TreeForces(model, position), mass_blocks, planar.dae,
-                                     mass_scale, model.dimension, inertia, closure);
+  auto dae = std::make_shared<JointTreeDae>(std::move(bodies), TreeForces(model, position),
+                                            std::move(mass_blocks), planar.dae, mass_scale,
+                                            model.dimension, std::move(inertia), closure);
   FormulatedModel out;
   out.model = stated;
   out.dae = dae;
@@ -477,7 +505,7 @@ FormulatedModel FormulateJointTree(const ModelDescription& stated) {
   out.stated_v = Vector::Zero(n);
   out.rows = closure_rows;
   out.constraint_names = closure_names;
-  out.coordinate_periods = JointAnglePeriods(bodies, spatial, n);
+  out.coordinate_periods = JointAnglePeriods(dae->bodies(), spatial, n);
   out.angle_outputs_wrap = planar.angle_outputs_wrap;  // its outputs are those of `planar`
   SetBodyMaps(dae, planar, out);
   return out;

@@ -63,7 +63,7 @@ void SpatialJointCoordinatesOf(const std::vector<TreeBody>& bodies,
   for (size_t i = 0; i < bodies.size(); ++i) {
     const TreeBody& b = bodies[i];
     const SpatialFrame* parent = b.parent < 0 ? nullptr : &frames[b.parent];
-    SpatialJointCoordinates(b.spatial, parent, b.parent >= 0 && bodies[b.parent].rigid, b.rigid,
+    SpatialJointCoordinates(*b.spatial, parent, b.parent >= 0 && bodies[b.parent].rigid, b.rigid,
                             frames[i], q.data() + b.q_offset, v.data() + b.q_offset);
   }
 }
@@ -87,7 +87,7 @@ void JointTreeDae::CalcFrames(ConstVectorRef q, ConstVectorRef v, std::vector<Sp
     const SpatialFrame* parent = b.parent < 0 ? nullptr : &frames[b.parent];
     const bool parent_rigid = b.parent >= 0 && bodies_[b.parent].rigid;
     const double margin =
-        SpatialJointKinematics(b.spatial, parent, parent_rigid, b.rigid, q.data() + b.q_offset,
+        SpatialJointKinematics(*b.spatial, parent, parent_rigid, b.rigid, q.data() + b.q_offset,
                                v.data() + b.q_offset, frames[i], A, B, c);
     if (!s) continue;
     s->H[i] = -A;   // (9): H_i = -dr_i/dp_{pi_i}
@@ -122,7 +122,7 @@ const TreeState& JointTreeDae::StateOf(DaeWorkspace& ws) const {
 std::string JointTreeDae::ChartFailure(const TreeState& s) const {
   if (s.chart_body < 0 || !(s.chart_margin < kChartMargin)) return {};
   const TreeBody& b = bodies_[s.chart_body];
-  const std::string what = b.spatial.translation == SpatialJoint::Translation::kDistance
+  const std::string what = b.spatial->translation == SpatialJoint::Translation::kDistance
                                ? "link-angle or Euler-angle"
                                : "Euler-angle";
   const std::string where = b.joint_name.empty()
