@@ -56,7 +56,6 @@ namespace mbb {
 
 enum class TreeJointKind { kFree, kRevolute, kPrismatic, kDistance };
 
-/// One body of the tree and the joint to its predecessor.
 /// A spatial joint on the heap, copied by value (a planar body holds none): keeps
 /// TreeBody small for the passes that stream it.
 class SpatialJointBox {
@@ -81,9 +80,9 @@ class SpatialJointBox {
   std::unique_ptr<SpatialJoint> joint_;
 };
 
-/// What every pass over the tree reads comes first (two cache lines for a planar joint;
-/// the recursions stream the bodies once per pass, docs/performance.md), the names and the
-/// spatial joint last.
+/// One body of the tree and the joint to its predecessor. What every pass over the tree
+/// reads comes first (two cache lines for a planar joint; the recursions stream the bodies
+/// once per pass, docs/performance.md), the names and the spatial joint last.
 struct TreeBody {
   int model_index = 0;  // index in the model's bodies (the tree lists them parents first)
   int parent = -1;      // predecessor pi_i (body index), -1: the root (ground)
