@@ -280,8 +280,9 @@ class PartitioningMethod final : public FixedStepMethod {
     // The projective choice's weights are (23a) at this state, which Publish reports next.
     w.weight_is_cos2 = options_.selection == Selection::kProjective;
     const Matrix& c = w.eq.phi_q();
-    w.candidate.rows = w.partition.rows;
-    w.eq.kinematics().FindRows(c, w.candidate);
+    // The independent rows of C: Weights' criterion has just found them on this C (complete
+    // pivoting, deterministic), so they are taken from it rather than eliminated again.
+    w.candidate.rows = w.criterion.partition().rows;
     w.eq.kinematics().ChooseByWeight(c, w.weight, w.candidate);
     if (w.candidate == w.partition) return true;
     double current = 0.0, best = 0.0;

@@ -100,7 +100,8 @@ class ProjectiveCriterion {
   /// 1 - (C^+ C)_ii: the squared row norms of the SVD's null-space basis V_2 (n).
   bool SvdScore(const Matrix& phi_q, Vector& score);
 
-  /// The partition the last CosAlpha used to build D.
+  /// The partition the last CosAlpha used to build D; after SvdScore or CosBeta, its rows
+  /// (FindRows on their C).
   const Partition& partition() const { return partition_; }
 
  private:
