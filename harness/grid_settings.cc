@@ -1,6 +1,7 @@
 // The --all-methods grid's settings (grid_settings.h). CPU times below are of the instrumented
 // run's thread (metrics.cpu_time_s), measured on this 2-core machine at a load average of 7-11
-// on 2026-11-28 (commit 19214d2); step counts do not depend on the machine.
+// on 2026-11-28 (commit 19214d2; the arkode-dirk entries re-measured at 8c067ca, load about 1);
+// step counts do not depend on the machine.
 #include "harness/grid_settings.h"
 
 #include <string>
@@ -30,8 +31,8 @@ const std::vector<GridSetting>& GridSettings() {
       {"", "slider_crank_3d", "t_end", "2",
        "every fixed-step method takes 50000 steps or more over the slider-crank's 10 s"},
       // arkode-dirk on the governor: its step falls to about 2e-5 s; 43224 steps (971
-      // Jacobians) and 21 s for the first second (measured at 2026-11-28 with the projection
-      // as ARKODE's step post-processing, which keeps the Jacobian).
+      // Jacobians) and 21 s for the first second (with the projection as ARKODE's step
+      // post-processing, which keeps the Jacobian).
       {"arkode-dirk", "flyball_governor", "max_steps", "2000",
        "arkode-dirk's step on the governor falls to about 2e-5 s: measured 43224 steps (21 s) for "
        "the first second"},
