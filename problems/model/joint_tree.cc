@@ -36,6 +36,15 @@ JointTreeDae::JointTreeDae(std::vector<TreeBody> bodies, std::vector<TreeForce> 
       inertia_(std::move(inertia)),
       closure_(std::move(closure)) {
   for (const TreeBody& b : bodies_) num_velocities_ += b.d;
+  force_bodies_.reserve(bodies_.size());
+  for (size_t i = 0; i < bodies_.size(); ++i)
+    force_bodies_.push_back({bodies_[i].p_offset, bodies_[i].d, mass_blocks_[i](0, 0)});
+  force_elements_.reserve(forces_.size());
+  for (size_t k = 0; k < forces_.size(); ++k) {
+    const TreeForce& e = forces_[k];
+    force_elements_.push_back(
+        {e.kind, e.a, e.b, static_cast<int>(k), e.stiffness, e.damping, e.rest, e.sa, e.sb});
+  }
 }
 
 TreeState JointTreeDae::MakeState() const {

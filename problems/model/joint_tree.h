@@ -116,6 +116,23 @@ struct TreeForce {
   Eigen::Vector3d sa3 = Eigen::Vector3d::Zero(), sb3 = Eigen::Vector3d::Zero();  // spatial
 };
 
+/// A body as the planar force elements see it (JointTreeDae::force_bodies_).
+struct ForceBody {
+  int p_offset = 0;   // TreeBody::p_offset
+  int d = 0;          // TreeBody::d (3: rigid, takes torques)
+  double mass = 0.0;  // M_i(0, 0)
+};
+
+/// A force element as the planar force pass reads it (JointTreeDae::force_elements_): the
+/// fields of TreeForce a spring or damper needs, 80 B instead of 192; `source` indexes the
+/// TreeForce for the rest (gravity's vector, an applied force's law).
+struct ForceElement {
+  ForceKind kind = ForceKind::kGravity;
+  int a = -1, b = -1, source = 0;
+  double stiffness = 0.0, damping = 0.0, rest = 0.0;
+  Eigen::Vector2d sa = Eigen::Vector2d::Zero(), sb = Eigen::Vector2d::Zero();
+};
+
 /// Per-body blocks of one kind (Block: BodyMatrix or BodyVector) in one flat array in tree
 /// order, each at its own size, read through maps with the 6 x 6 capacity of Block (so
 /// products of them make no heap temporaries). A planar rigid body's H_i takes 9 doubles,
@@ -302,6 +319,12 @@ class JointTreeDae final : public MechanicalDae {
   std::vector<TreeBody> bodies_;
   std::vector<TreeForce> forces_;
   BodyBlocks<BodyMatrix> mass_blocks_;  // M_i per tree body: diag(m, m, J) or m I
+  // What the planar force pass streams, compact and in order: every body once for gravity
+  // and two per damper, and every element. Read from the 192 B TreeBody, the mass blocks
+  // and the 192 B TreeForce, that pass was the part of an evaluation that grew most from
+  // N = 1e3 to 1e5 in a sampling profile (docs/performance.md, "O(N)").
+  std::vector<ForceBody> force_bodies_;
+  std::vector<ForceElement> force_elements_;
   std::shared_ptr<const MechanicalDae> planar_;
   double mass_scale_;
   int dimension_;

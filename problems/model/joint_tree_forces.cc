@@ -8,7 +8,7 @@ namespace mbb {
 namespace {
 
 // A body point and its velocity (the ground: s itself, at rest).
-void PointMotion(const std::vector<TreeBody>& bodies, int body, const Eigen::Vector2d& s,
+void PointMotion(const std::vector<ForceBody>& bodies, int body, const Eigen::Vector2d& s,
                  const Vector& p, const Vector& pv, Eigen::Vector2d& x, Eigen::Vector2d& xv,
                  Eigen::Vector2d& arm) {
   if (body < 0) {
@@ -17,7 +17,7 @@ void PointMotion(const std::vector<TreeBody>& bodies, int body, const Eigen::Vec
     arm.setZero();
     return;
   }
-  const TreeBody& b = bodies[body];
+  const ForceBody& b = bodies[body];
   arm = b.d == 3 ? Rotate(p(b.p_offset + 2), s) : s;
   x = p.segment<2>(b.p_offset) + arm;
   xv = pv.segment<2>(b.p_offset);
@@ -25,15 +25,15 @@ void PointMotion(const std::vector<TreeBody>& bodies, int body, const Eigen::Vec
   if (b.d != 3) arm.setZero();  // a point mass takes no torque
 }
 
-void AddForce(const std::vector<TreeBody>& bodies, int body, const Eigen::Vector2d& arm,
+void AddForce(const std::vector<ForceBody>& bodies, int body, const Eigen::Vector2d& arm,
               const Eigen::Vector2d& force, Vector& f) {
   if (body < 0) return;
-  const TreeBody& b = bodies[body];
+  const ForceBody& b = bodies[body];
   f.segment<2>(b.p_offset) += force;
   if (b.d == 3) f(b.p_offset + 2) += arm.x() * force.y() - arm.y() * force.x();
 }
 
-double AngleRate(const std::vector<TreeBody>& bodies, int body, const Vector& x) {
+double AngleRate(const std::vector<ForceBody>& bodies, int body, const Vector& x) {
   return body < 0 || bodies[body].d != 3 ? 0.0 : x(bodies[body].p_offset + 2);
 }
 
@@ -47,42 +47,45 @@ void JointTreeDae::CalcAppliedForces(double t, const Vector& p, const Vector& pv
   f.setZero();
   Eigen::Vector2d xa, xva, arma, xb, xvb, armb;
   const double potential = with_potential ? 1.0 : 0.0;  // weight of gravity and springs
-  for (const TreeForce& e : forces_) {
+  for (const ForceElement& e : force_elements_) {
     switch (e.kind) {
       case ForceKind::kGravity:
         if (!with_potential) break;
         for (int i = 0; i < num_bodies(); ++i)
-          f.segment<2>(bodies_[i].p_offset) += mass_blocks_[i](0, 0) * e.vector.head<2>();
+          f.segment<2>(force_bodies_[i].p_offset) +=
+              force_bodies_[i].mass * forces_[e.source].vector.head<2>();
         break;
       case ForceKind::kSpringDamper: {
-        PointMotion(bodies_, e.a, e.sa, p, pv, xa, xva, arma);
-        PointMotion(bodies_, e.b, e.sb, p, pv, xb, xvb, armb);
+        PointMotion(force_bodies_, e.a, e.sa, p, pv, xa, xva, arma);
+        PointMotion(force_bodies_, e.b, e.sb, p, pv, xb, xvb, armb);
         const Eigen::Vector2d d = xb - xa;
         const double length = d.norm();
         const Eigen::Vector2d dir = d / length;
         const double rate = dir.dot(xvb - xva);
         const Eigen::Vector2d force =
             -(potential * e.stiffness * (length - e.rest) + e.damping * rate) * dir;  // on b
-        AddForce(bodies_, e.b, armb, force, f);
-        AddForce(bodies_, e.a, arma, -force, f);
+        AddForce(force_bodies_, e.b, armb, force, f);
+        AddForce(force_bodies_, e.a, arma, -force, f);
         break;
       }
       case ForceKind::kTorsionalSpring: {
-        const double rel = AngleRate(bodies_, e.b, p) - AngleRate(bodies_, e.a, p);
-        const double rate = AngleRate(bodies_, e.b, pv) - AngleRate(bodies_, e.a, pv);
+        const double rel = AngleRate(force_bodies_, e.b, p) - AngleRate(force_bodies_, e.a, p);
+        const double rate = AngleRate(force_bodies_, e.b, pv) - AngleRate(force_bodies_, e.a, pv);
         const double torque = -potential * e.stiffness * (rel - e.rest) - e.damping * rate;  // on b
-        if (e.b >= 0 && bodies_[e.b].d == 3) f(bodies_[e.b].p_offset + 2) += torque;
-        if (e.a >= 0 && bodies_[e.a].d == 3) f(bodies_[e.a].p_offset + 2) -= torque;
+        if (e.b >= 0 && force_bodies_[e.b].d == 3) f(force_bodies_[e.b].p_offset + 2) += torque;
+        if (e.a >= 0 && force_bodies_[e.a].d == 3) f(force_bodies_[e.a].p_offset + 2) -= torque;
         break;
       }
       case ForceKind::kForce: {
-        PointMotion(bodies_, e.a, e.sa, p, pv, xa, xva, arma);
-        AddForce(bodies_, e.a, arma, e.law.Eval(t) * e.vector.head<2>(), f);
+        PointMotion(force_bodies_, e.a, e.sa, p, pv, xa, xva, arma);
+        const TreeForce& applied = forces_[e.source];
+        AddForce(force_bodies_, e.a, arma, applied.law.Eval(t) * applied.vector.head<2>(), f);
         break;
       }
       case ForceKind::kTorque:
-        if (e.a >= 0 && bodies_[e.a].d == 3)
-          f(bodies_[e.a].p_offset + 2) += e.law.Eval(t) * e.vector.z();
+        if (e.a >= 0 && force_bodies_[e.a].d == 3)
+          f(force_bodies_[e.a].p_offset + 2) +=
+              forces_[e.source].law.Eval(t) * forces_[e.source].vector.z();
         break;
     }
   }
@@ -92,22 +95,23 @@ void JointTreeDae::CalcAppliedForces(double t, const Vector& p, const Vector& pv
 double JointTreeDae::PotentialEnergy(double /*t*/, const Vector& p) const {
   double energy = 0.0;
   Eigen::Vector2d xa, xva, arma, xb, xvb, armb;
-  for (const TreeForce& e : forces_) {
+  for (const ForceElement& e : force_elements_) {
     switch (e.kind) {
       case ForceKind::kGravity:  // V = -m g . x
         for (int i = 0; i < num_bodies(); ++i)
-          energy -=
-              mass_blocks_[i](0, 0) * e.vector.head<2>().dot(p.segment<2>(bodies_[i].p_offset));
+          energy -= force_bodies_[i].mass *
+                    forces_[e.source].vector.head<2>().dot(p.segment<2>(force_bodies_[i].p_offset));
         break;
       case ForceKind::kSpringDamper: {
-        PointMotion(bodies_, e.a, e.sa, p, p, xa, xva, arma);  // p as p': velocities unused
-        PointMotion(bodies_, e.b, e.sb, p, p, xb, xvb, armb);
+        PointMotion(force_bodies_, e.a, e.sa, p, p, xa, xva, arma);  // p as p': velocities unused
+        PointMotion(force_bodies_, e.b, e.sb, p, p, xb, xvb, armb);
         const double stretch = (xb - xa).norm() - e.rest;
         energy += 0.5 * e.stiffness * stretch * stretch;
         break;
       }
       case ForceKind::kTorsionalSpring: {
-        const double rel = AngleRate(bodies_, e.b, p) - AngleRate(bodies_, e.a, p) - e.rest;
+        const double rel =
+            AngleRate(force_bodies_, e.b, p) - AngleRate(force_bodies_, e.a, p) - e.rest;
         energy += 0.5 * e.stiffness * rel * rel;
         break;
       }
