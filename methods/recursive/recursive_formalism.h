@@ -75,12 +75,15 @@ class RecursiveFormalism {
  private:
   // Where body i's blocks start in pool_ (doubles), with their sizes: d_i, n_i and the
   // predecessor's d (0 for a body on the ground). The blocks of all bodies lie in one flat
-  // array in tree order, each at its own size (a planar rigid body: 38 doubles), so the
-  // per-body memory is what the equations need, not a 6 x 6 capacity per block.
+  // array in tree order, each at its own size (a planar rigid body: 16 doubles with
+  // `inverses`, 29 without), so the per-body memory is what the equations need, not a
+  // 6 x 6 capacity per block. Without `inverses` only: hbar, null_projector, kbar.
+  // With the body's place in the tree (TreeBody's parent and q_offset): the recursions
+  // read these 48 B a body instead of a 192 B TreeBody.
   struct Slots {
+    int parent = -1, q_offset = 0;
     int d = 0, n = 0, dp = 0;
-    int mbar = 0, proj = 0, hbar = 0;    // d x d: Mbar_i (17a), the projector of (20);
-                                         // d x dp: Hbar_i (20a)
+    int mbar = 0, hbar = 0;              // d x d: Mbar_i (17a); d x dp: Hbar_i (20a)
     int a_plus = 0, null_projector = 0;  // n x n: (J^T Mbar J)^+, I - A^+ A (27)
     int fbar = 0, kbar = 0, pdd = 0;     // d: fbar_i (17b), kbar_i (20b), p_i'' (24)
   };
@@ -93,7 +96,6 @@ class RecursiveFormalism {
     return ConstColumn(pool_.data() + offset, rows);
   }
   Block Mbar(int i) { return At(slots_[i].mbar, slots_[i].d, slots_[i].d); }
-  Block Proj(int i) { return At(slots_[i].proj, slots_[i].d, slots_[i].d); }
   Block Hbar(int i) { return At(slots_[i].hbar, slots_[i].d, slots_[i].dp); }
   Block APlus(int i) { return At(slots_[i].a_plus, slots_[i].n, slots_[i].n); }
   Block NullProjector(int i) { return At(slots_[i].null_projector, slots_[i].n, slots_[i].n); }
