@@ -79,7 +79,7 @@ class RecursiveFormalism {
   // `inverses`, 29 without), so the per-body memory is what the equations need, not a
   // 6 x 6 capacity per block. Without `inverses` only: hbar, null_projector, kbar.
   // With the body's place in the tree (TreeBody's parent and q_offset): the recursions
-  // read these 48 B a body instead of a 192 B TreeBody.
+  // read these 48 B a body instead of a 128 B TreeBody.
   struct Slots {
     int parent = -1, q_offset = 0;
     int d = 0, n = 0, dp = 0;

@@ -80,9 +80,9 @@ class SpatialJointBox {
   std::unique_ptr<SpatialJoint> joint_;
 };
 
-/// One body of the tree and the joint to its predecessor. What every pass over the tree
-/// reads comes first (two cache lines for a planar joint; the recursions stream the bodies
-/// once per pass, docs/performance.md), the names and the spatial joint last.
+/// One body of the tree and the joint to its predecessor, 128 B: what every pass over the
+/// tree reads (the recursions stream the bodies once per pass, docs/performance.md); the
+/// spatial joint, with the names its messages give, boxed on the heap.
 struct TreeBody {
   int model_index = 0;  // index in the model's bodies (the tree lists them parents first)
   int parent = -1;      // predecessor pi_i (body index), -1: the root (ground)
@@ -97,9 +97,7 @@ struct TreeBody {
   Eigen::Vector2d axis_a;     // prismatic: unit axis in the parent's frame
   double length = 0.0;        // distance joint
   double angle_offset = 0.0;  // prismatic: theta_b - theta_a (locked)
-  std::string name;
-  std::string joint_name;   // "" for a body free relative to the ground
-  SpatialJointBox spatial;  // spatial models only
+  SpatialJointBox spatial;    // spatial models only (with the names its messages give)
 };
 
 /// A force element in absolute coordinates (the kinds of ForceKind): bodies as tree
@@ -320,9 +318,9 @@ class JointTreeDae final : public MechanicalDae {
   std::vector<TreeForce> forces_;
   BodyBlocks<BodyMatrix> mass_blocks_;  // M_i per tree body: diag(m, m, J) or m I
   // What the planar force pass streams, compact and in order: every body once for gravity
-  // and two per damper, and every element. Read from the 192 B TreeBody, the mass blocks
-  // and the 192 B TreeForce, that pass was the part of an evaluation that grew most from
-  // N = 1e3 to 1e5 in a sampling profile (docs/performance.md, "O(N)").
+  // and two per damper, and every element. Read from the TreeBody (then 192 B), the mass
+  // blocks and the 192 B TreeForce, that pass was the part of an evaluation that grew most
+  // from N = 1e3 to 1e5 in a sampling profile (docs/performance.md, "O(N)").
   std::vector<ForceBody> force_bodies_;
   std::vector<ForceElement> force_elements_;
   std::shared_ptr<const MechanicalDae> planar_;

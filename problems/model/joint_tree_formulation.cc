@@ -307,7 +307,6 @@ int TreeBodies(const ModelDescription& model, const KinematicTree& tree,
   for (int mi : tree.topological_order) {
     const BodyDescription& desc = model.bodies[mi];
     TreeBody b;
-    b.name = desc.name;
     b.model_index = mi;
     b.parent = tree.parent[mi] < 0 ? -1 : position[tree.parent[mi]];
     b.rigid = desc.kind == BodyKind::kRigid;
@@ -324,7 +323,6 @@ int TreeBodies(const ModelDescription& model, const KinematicTree& tree,
     if (ji >= 0) {
       const JointDescription& j = model.joints[ji];
       b.joint = TreeKind(j.kind);
-      b.joint_name = j.name;
       b.s_a = j.point_a.head<2>();
       b.s_b = j.point_b.head<2>();
       b.axis_a = j.axis_a.head<2>().normalized();
@@ -337,6 +335,9 @@ int TreeBodies(const ModelDescription& model, const KinematicTree& tree,
     b.n = b.joint == TreeJointKind::kFree ? b.d : 1;
     if (spatial) {
       b.spatial = SpatialJointOf(ji < 0 ? nullptr : &model.joints[ji], b.rigid);
+      (*b.spatial).where = ji < 0
+                               ? "body '" + desc.name + "' (free, no joint)"
+                               : "joint '" + model.joints[ji].name + "' (body '" + desc.name + "')";
       b.n = b.spatial->translation_count() + b.spatial->rotation_count();
     }
     b.q_offset = q_offset;

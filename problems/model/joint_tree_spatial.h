@@ -57,6 +57,9 @@ struct SpatialJoint {
   Eigen::Matrix<double, 3, 2> axes = Eigen::Matrix<double, 3, 2>::Zero();  // kParentAxes
   int num_axes = 0;
   Eigen::Vector3d axis_a = Eigen::Vector3d::UnitZ();  // kAxis: in the parent's frame
+  // The joint and its child as a failing chart's message names them: "joint 'J' (body
+  // 'B')", or "body 'B' (free, no joint)".
+  std::string where;
   int translation_count() const;
   int rotation_count() const;
 };

@@ -125,9 +125,7 @@ std::string JointTreeDae::ChartFailure(const TreeState& s) const {
   const std::string what = b.spatial->translation == SpatialJoint::Translation::kDistance
                                ? "link-angle or Euler-angle"
                                : "Euler-angle";
-  const std::string where = b.joint_name.empty()
-                                ? "body '" + b.name + "' (free, no joint)"
-                                : "joint '" + b.joint_name + "' (body '" + b.name + "')";
+  const std::string& where = b.spatial->where;
   char margin[64];
   std::snprintf(margin, sizeof margin, "margin %.1e < %.0e", s.chart_margin, kChartMargin);
   return where + ": its " + what + " chart is singular here (" + margin +
