@@ -337,3 +337,52 @@ TEST_CASE(
 }
 
 }  // namespace mbb
+
+namespace mbb {
+namespace {
+
+// The passes of recursive_formalism_planar.cc against the general ones on the same states:
+// equal to the bit (their comment says why they must be), on chains whose bodies are all
+// massive, every third one massless (A_j > 0 through the successors) and a massless leaf
+// (A_j = 0: both take the pseudo-inverse and refuse the full-rank accelerations).
+TEST_CASE("recursive: the planar fixed-size passes equal the general ones bit for bit",
+          "[recursive]") {
+  struct Case {
+    std::string problem;
+    std::vector<std::pair<std::string, std::string>> params;
+  };
+  const std::vector<Case> cases = {{"pendulum_chain", {{"N", "7"}}},
+                                   {"pendulum_chain", {{"N", "10"}, {"massless_every", "3"}}},
+                                   {"pendulum_chain", {{"N", "9"}, {"massless_every", "3"}}},
+                                   {"pendulum_chain", {{"N", "2"}}}};
+  for (const Case& c : cases) {
+    ParameterSet params;
+    for (const auto& [key, value] : c.params) params.Set(key, value);
+    const Problem p = BuildProblem(c.problem, params);
+    const JointTreeDae& dae = Tree(p);
+    RecursiveFormalism planar(dae, 1e-10, /*inverses=*/true);
+    RecursiveFormalism general(dae, 1e-10, /*inverses=*/true, /*planar_kernels=*/false);
+    REQUIRE(planar.planar_kernels());
+    REQUIRE(!general.planar_kernels());
+    for (unsigned seed = 1; seed <= 5; ++seed) {
+      Vector q, v, a;
+      RandomState(p.n(), seed, q, v, a);
+      CAPTURE(c.problem, c.params.size(), seed);
+      planar.Backward(0.3, q, v);
+      general.Backward(0.3, q, v);
+      for (int i = 0; i < dae.num_bodies(); ++i) {
+        CHECK(planar.rank(i) == general.rank(i));
+        CHECK((planar.condensed_mass(i).array() == general.condensed_mass(i).array()).all());
+        CHECK((planar.condensed_force(i).array() == general.condensed_force(i).array()).all());
+      }
+      Vector qdd_planar = Vector::Zero(p.n()), qdd_general = Vector::Zero(p.n());
+      const bool ok_planar = planar.FullRankAccelerations(qdd_planar);
+      const bool ok_general = general.FullRankAccelerations(qdd_general);
+      CHECK(ok_planar == ok_general);
+      CHECK((qdd_planar.array() == qdd_general.array()).all());
+    }
+  }
+}
+
+}  // namespace
+}  // namespace mbb

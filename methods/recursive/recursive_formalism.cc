@@ -5,7 +5,7 @@
 namespace mbb {
 
 RecursiveFormalism::RecursiveFormalism(const JointTreeDae& dae, double rank_tolerance,
-                                       bool inverses)
+                                       bool inverses, bool planar_kernels)
     : dae_(dae),
       ws_(dae.MakeWorkspace()),
       rank_tolerance_(rank_tolerance),
@@ -44,6 +44,7 @@ RecursiveFormalism::RecursiveFormalism(const JointTreeDae& dae, double rank_tole
   pool_.assign(size, 0.0);
   skipped_.assign(nb, 0);
   rank_.assign(nb, 0);
+  planar_ = planar_kernels && inverses_ && PlanarOneCoordinateTree();
 }
 
 int RecursiveFormalism::PseudoInverse(const BodyMatrix& a, double scale, Block a_plus) {
@@ -84,6 +85,10 @@ void RecursiveFormalism::Backward(double t, ConstVectorRef q, ConstVectorRef v) 
   for (int i = 0; i < nb; ++i) {
     Mbar(i) = state_.M[i];  // K_i^-T M_i K_i^-1 with K_i = I
     Fbar(i) = state_.f[i];
+  }
+  if (planar_) {
+    BackwardPlanar();
+    return;
   }
   // From the leaves to the root: the successors of i come after i in `bodies`.
   for (int i = nb - 1; i >= 0; --i) {
@@ -148,6 +153,7 @@ void RecursiveFormalism::ForwardAcceleration(int j) {
 }
 
 bool RecursiveFormalism::FullRankAccelerations(VectorRef qdd) {
+  if (planar_) return FullRankAccelerationsPlanar(qdd);
   BodyVector e;
   for (int j = 0; j < dae_.num_bodies(); ++j) {
     const Slots& b = slots_[j];

@@ -39,7 +39,11 @@ class RecursiveFormalism {
   /// the forward recursion (24) and the residual read (Hbar, kbar, the null-space
   /// projector): FullRankAccelerations only. Otherwise every block goes through the
   /// eigen-decompositions of the rank decisions (Residual, PseudoInverseAccelerations).
-  RecursiveFormalism(const JointTreeDae& dae, double rank_tolerance = 1e-10, bool inverses = false);
+  /// `planar_kernels`: with `inverses`, a tree of planar rigid bodies on one-coordinate
+  /// joints runs the passes on fixed 3 x 3 blocks (recursive_formalism_planar.cc; the same
+  /// results to the bit); false keeps the general passes (the test comparing them).
+  RecursiveFormalism(const JointTreeDae& dae, double rank_tolerance = 1e-10, bool inverses = false,
+                     bool planar_kernels = true);
 
   /// Tree state (7)-(11) and the backward recursion (17), (20) at (t, q, q').
   void Backward(double t, ConstVectorRef q, ConstVectorRef v);
@@ -68,6 +72,8 @@ class RecursiveFormalism {
   bool skipped(int i) const { return skipped_[i]; }  // Mbar_i singular
   int rank(int i) const { return rank_[i]; }         // r_i
   const TreeState& state() const { return state_; }
+  /// True when the fixed-size planar passes run (the constructor's `planar_kernels`).
+  bool planar_kernels() const { return planar_; }
   const JointTreeDae& dae() const { return dae_; }
   /// Absolute accelerations p_j'' of (24a,b) (valid for bodies not skipped).
   ConstColumn absolute_acceleration(int j) const { return ConstCol(slots_[j].pdd, slots_[j].d); }
@@ -122,6 +128,12 @@ class RecursiveFormalism {
   void SkippedPredecessorTerm(int j, BodyVector& e) const;
   // (24a,b): p_j'' of a body that is not skipped.
   void ForwardAcceleration(int j);
+  // Every body planar and rigid (d = 3) on a one-coordinate joint (n = 1).
+  bool PlanarOneCoordinateTree() const;
+  // The reverse loop of Backward and FullRankAccelerations for such a tree, with
+  // `inverses` (recursive_formalism_planar.cc).
+  void BackwardPlanar();
+  bool FullRankAccelerationsPlanar(VectorRef qdd);
 
   const JointTreeDae& dae_;
   std::unique_ptr<DaeWorkspace> ws_;
@@ -132,6 +144,7 @@ class RecursiveFormalism {
   std::vector<char> skipped_;
   std::vector<int> rank_;
   bool inverses_;
+  bool planar_ = false;  // the fixed-size passes (PlanarOneCoordinateTree, with inverses)
   Eigen::SelfAdjointEigenSolver<BodyMatrix> eigen_;
   Eigen::LLT<BodyMatrix> llt_;
 };

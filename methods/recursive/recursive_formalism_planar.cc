@@ -1,0 +1,156 @@
+// The classical recursive formalism of paper 004 (recursive_formalism.h) for planar rigid
+// bodies on one-coordinate joints (d_i = 3, n_i = 1: revolute and prismatic joints), the
+// pendulum chains and most planar trees: the backward recursion (17a,b) and the forward
+// pass (25a), (9) on fixed 3 x 3 blocks in plain loops. The general passes do the same
+// arithmetic through Eigen's products on blocks sized at run time, whose dispatch costs
+// more than the arithmetic at these sizes. Bit for bit the same results: every entry is
+// computed by the same operations in the same order as Eigen's small (coefficient-based)
+// products there, a sum over k = 0, 1, 2 in that order, each product rounded then added
+// (no fused multiply-add); the 1 x 1 Cholesky factor and its solves as Eigen's LLT does
+// them (tests/test_recursive.cc compares the two paths).
+#include <cmath>
+
+#include "methods/recursive/recursive_formalism.h"
+
+namespace mbb {
+namespace {
+
+// Column-major 3 x 3 blocks and 3-vectors as in the flat arrays (BodyBlocks, the pool).
+inline double Entry(const double* m, int row, int col) { return m[row + 3 * col]; }
+
+// x^T y, summed in index order.
+inline double Dot(const double* x, const double* y) {
+  double s = x[0] * y[0];
+  s += x[1] * y[1];
+  s += x[2] * y[2];
+  return s;
+}
+
+// Row `row` of a times column `col` of b, summed in index order.
+inline double RowCol(const double* a, int row, const double* b, int col) {
+  double s = Entry(a, row, 0) * Entry(b, 0, col);
+  s += Entry(a, row, 1) * Entry(b, 1, col);
+  s += Entry(a, row, 2) * Entry(b, 2, col);
+  return s;
+}
+
+// Column `i` of a times column `col` of b (a^T b), summed in index order.
+inline double ColCol(const double* a, int i, const double* b, int col) {
+  double s = Entry(a, 0, i) * Entry(b, 0, col);
+  s += Entry(a, 1, i) * Entry(b, 1, col);
+  s += Entry(a, 2, i) * Entry(b, 2, col);
+  return s;
+}
+
+// out = a b (3 x 3).
+inline void Product(const double* a, const double* b, double* out) {
+  for (int c = 0; c < 3; ++c)
+    for (int r = 0; r < 3; ++r) out[r + 3 * c] = RowCol(a, r, b, c);
+}
+
+// out = a^T b (3 x 3).
+inline void TransposeProduct(const double* a, const double* b, double* out) {
+  for (int c = 0; c < 3; ++c)
+    for (int r = 0; r < 3; ++r) out[r + 3 * c] = ColCol(a, r, b, c);
+}
+
+// J^T Mbar J of a one-coordinate joint: (J^T Mbar) first, then times J.
+inline double ProjectedMass(const double* j, const double* mbar) {
+  double t[3];
+  for (int k = 0; k < 3; ++k) t[k] = ColCol(j, 0, mbar, k);
+  return Dot(t, j);
+}
+
+}  // namespace
+
+bool RecursiveFormalism::PlanarOneCoordinateTree() const {
+  for (const Slots& s : slots_)
+    if (s.d != 3 || s.n != 1) return false;
+  return true;
+}
+
+void RecursiveFormalism::BackwardPlanar() {
+  for (int i = dae_.num_bodies() - 1; i >= 0; --i) {
+    const Slots& b = slots_[i];
+    const double* J = state_.J[i].data();
+    double mbar[9];
+    for (int k = 0; k < 9; ++k) mbar[k] = pool_[b.mbar + k];
+    const double a = ProjectedMass(J, mbar);
+    double a_plus;
+    if (a <= 0.0) {  // LLT's test: not positive definite, the pseudo-inverse's rank decision
+      const BodyMatrix j_block = state_.J[i];
+      const double scale = dae_.mass_scale() * (1.0 + j_block.squaredNorm());
+      rank_[i] = PseudoInverse(BodyMatrix::Constant(1, 1, a), scale, APlus(i));
+      a_plus = pool_[b.a_plus];
+    } else {  // Cholesky a = L L, then L L a_plus = 1 by two triangular solves (Eigen's)
+      const double r = 1.0 / std::sqrt(a);
+      a_plus = r * r;
+      pool_[b.a_plus] = a_plus;
+      rank_[i] = 1;
+    }
+    // I - ((J a_plus) J^T) Mbar, the projector of (17a,b).
+    double u[3], outer[9], p2[9], proj[9];
+    for (int k = 0; k < 3; ++k) u[k] = J[k] * a_plus;
+    for (int c = 0; c < 3; ++c)
+      for (int r = 0; r < 3; ++r) outer[r + 3 * c] = u[r] * J[c];
+    Product(outer, mbar, p2);
+    for (int c = 0; c < 3; ++c)
+      for (int r = 0; r < 3; ++r) proj[r + 3 * c] = (r == c ? 1.0 : 0.0) - p2[r + 3 * c];
+    if (b.parent < 0) continue;
+    const double* H = state_.H[i].data();
+    // (17a): Mbar_parent += H^T (Mbar proj) H.
+    double reduced[9], left[9];
+    Product(mbar, proj, reduced);
+    TransposeProduct(H, reduced, left);
+    double* parent_mbar = pool_.data() + slots_[b.parent].mbar;
+    for (int c = 0; c < 3; ++c)
+      for (int r = 0; r < 3; ++r) parent_mbar[r + 3 * c] += RowCol(left, r, H, c);
+    // (17b): fbar_parent -= H^T (proj^T (fbar + Mbar k)).
+    const double* fbar = pool_.data() + b.fbar;
+    const double* k2 = state_.k2[i].data();
+    double carried[3], w[3];
+    for (int k = 0; k < 3; ++k) {
+      double mk = Entry(mbar, k, 0) * k2[0];
+      mk += Entry(mbar, k, 1) * k2[1];
+      mk += Entry(mbar, k, 2) * k2[2];
+      carried[k] = fbar[k] + mk;
+    }
+    for (int k = 0; k < 3; ++k) w[k] = ColCol(proj, k, carried, 0);
+    double* parent_fbar = pool_.data() + slots_[b.parent].fbar;
+    for (int k = 0; k < 3; ++k) parent_fbar[k] -= ColCol(H, k, w, 0);
+  }
+}
+
+bool RecursiveFormalism::FullRankAccelerationsPlanar(VectorRef qdd) {
+  for (int j = 0; j < dae_.num_bodies(); ++j) {
+    const Slots& b = slots_[j];
+    const double* J = state_.J[j].data();
+    const double* k2 = state_.k2[j].data();
+    const double* mbar = pool_.data() + b.mbar;
+    const double* fbar = pool_.data() + b.fbar;
+    const double* parent_pdd = b.parent >= 0 ? pool_.data() + slots_[b.parent].pdd : nullptr;
+    const double* H = b.parent >= 0 ? state_.H[j].data() : nullptr;
+    // e = J^T (Mbar (k + H p_parent'') + fbar), the right-hand side of (25a).
+    double w[3], u[3];
+    for (int k = 0; k < 3; ++k) w[k] = H ? k2[k] + RowCol(H, k, parent_pdd, 0) : k2[k];
+    for (int k = 0; k < 3; ++k) u[k] = RowCol(mbar, k, w, 0) + fbar[k];
+    const double e = Dot(J, u);
+    // (25a): q'' = -(J^T Mbar J)^-1 e by the 1 x 1 Cholesky factor (LLT's solves).
+    const double a = ProjectedMass(J, mbar);
+    if (a <= 0.0) return false;
+    const double l = std::sqrt(a);
+    const double q = -((e / l) / l);
+    qdd[b.q_offset] = q;
+    // (9): p_j'' = -J_j q_j'' - k_j - H_j p_parent''.
+    double* pdd = pool_.data() + b.pdd;
+    for (int k = 0; k < 3; ++k) {
+      pdd[k] = -J[k] * q;
+      pdd[k] -= k2[k];
+    }
+    if (H)
+      for (int k = 0; k < 3; ++k) pdd[k] -= RowCol(H, k, parent_pdd, 0);
+  }
+  return true;
+}
+
+}  // namespace mbb
