@@ -320,6 +320,6 @@ class JointTreeDae final : public MechanicalDae {
 /// assumption (23) of paper 004 (no body with rank-deficient mass follows another one),
 /// refused with a message naming both bodies.
 void ValidateJointTreeModel(const ModelDescription& model);
-FormulatedModel FormulateJointTree(const ModelDescription& model);
+FormulatedModel FormulateJointTree(ModelDescription model);
 
 }  // namespace mbb

@@ -4,6 +4,8 @@
 // as loop-closure constraints, and the maps to and from body motions.
 #include <cmath>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include "problems/core/parameters.h"
 #include "problems/model/body_motion.h"
@@ -450,32 +452,34 @@ void SetBodyMaps(const std::shared_ptr<const JointTreeDae>& dae, const Formulate
 
 }  // namespace
 
-FormulatedModel FormulateJointTree(const ModelDescription& stated) {
+FormulatedModel FormulateJointTree(ModelDescription stated) {
   std::optional<ModelDescription> oriented;
   const ModelDescription& model = OrientedModel(stated, oriented);
   // The same bodies and force elements without joints and drivers: M_i, f_i and outputs
-  // in absolute coordinates p.
+  // in absolute coordinates p. The joints' copy is released at once (clear() would keep
+  // its capacity, a quarter of a large model).
   ModelDescription free_bodies = model;
-  free_bodies.joints.clear();
-  free_bodies.drivers.clear();
+  std::vector<JointDescription>().swap(free_bodies.joints);
+  std::vector<DriverDescription>().swap(free_bodies.drivers);
   for (auto& b : free_bodies.bodies) b.hold.clear();
   const bool spatial = model.dimension == 3;
-  FormulatedModel planar =
-      spatial ? FormulateSpatialEuler(free_bodies) : FormulatePlanar(free_bodies);
-  // The body blocks of that formulation: body motions to and from its coordinates (what
-  // the spatial charts are chosen from; a planar tree reads its coordinates directly).
-  ModelStructure planar_blocks;
-  if (spatial) {
-    planar_blocks.model = planar.model;
-    planar_blocks.formulation = "euler-parameters";
-    planar_blocks.bodies = planar.body_coordinates;
-  }
-
   const KinematicTree tree = BuildKinematicTree(model);
   std::vector<ConstraintRows> closure_rows;
   std::vector<std::string> closure_names;
   const TreeClosure closure = LoopClosure(model, free_bodies, tree, closure_rows, closure_names);
-  free_bodies = ModelDescription();  // its copy of every body is not needed beyond here
+  // Moved in: the formulation keeps free_bodies as planar.model without a copy.
+  FormulatedModel planar = spatial ? FormulateSpatialEuler(std::move(free_bodies))
+                                   : FormulatePlanar(std::move(free_bodies));
+  // The body blocks of that formulation: body motions to and from its coordinates (what
+  // the spatial charts are chosen from; a planar tree reads its coordinates directly).
+  // Nothing else reads planar.model: a planar tree drops it here.
+  ModelStructure planar_blocks;
+  if (spatial) {
+    planar_blocks.model = std::move(planar.model);
+    planar_blocks.formulation = "euler-parameters";
+    planar_blocks.bodies = planar.body_coordinates;
+  }
+  planar.model = ModelDescription();
   std::vector<int> position(model.bodies.size());  // model index -> tree index
   for (size_t k = 0; k < tree.topological_order.size(); ++k)
     position[tree.topological_order[k]] = static_cast<int>(k);
@@ -491,7 +495,6 @@ FormulatedModel FormulateJointTree(const ModelDescription& stated) {
                                             std::move(mass_blocks), planar.dae, mass_scale,
                                             model.dimension, std::move(inertia), closure);
   FormulatedModel out;
-  out.model = stated;
   out.dae = dae;
   out.q_guess = q;
   out.v_guess = v;
@@ -508,6 +511,7 @@ FormulatedModel FormulateJointTree(const ModelDescription& stated) {
   out.coordinate_periods = JointAnglePeriods(dae->bodies(), spatial, n);
   out.angle_outputs_wrap = planar.angle_outputs_wrap;  // its outputs are those of `planar`
   SetBodyMaps(dae, planar, out);
+  out.model = std::move(stated);  // last: `model` may be `stated` itself
   return out;
 }
 
