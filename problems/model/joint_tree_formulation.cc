@@ -227,6 +227,16 @@ void ValidateJointTreeModel(const ModelDescription& stated) {
 
 namespace {
 
+// The same bodies and force elements without joints, drivers and held values. The joints'
+// copy is released at once (clear() would keep its capacity, a quarter of a large model).
+ModelDescription FreeBodiesOf(const ModelDescription& model) {
+  ModelDescription free_bodies = model;
+  std::vector<JointDescription>().swap(free_bodies.joints);
+  std::vector<DriverDescription>().swap(free_bodies.drivers);
+  for (auto& b : free_bodies.bodies) b.hold.clear();
+  return free_bodies;
+}
+
 // The model's held pose and twist components (BodyDescription::hold) as rows on the joint
 // coordinates: the body formulation's rows times T = dp/dq at the stated pose (exact for
 // velocities, the linearisation for positions, which a consistent stated pose never moves).
@@ -255,12 +265,11 @@ void HeldRows(const ModelDescription& model, const JointTreeDae& dae, const Vect
 // The cut joints' equations (joint_tree_closure.cc): the body formulation of the same
 // bodies with those joints only, its joint rows (the Euler-parameter normalisations hold by
 // construction in the tree), their owners renumbered and named as in `model`.
-TreeClosure LoopClosure(const ModelDescription& model, const ModelDescription& free_bodies,
-                        const KinematicTree& tree, std::vector<ConstraintRows>& rows,
-                        std::vector<std::string>& names) {
+TreeClosure LoopClosure(const ModelDescription& model, const KinematicTree& tree,
+                        std::vector<ConstraintRows>& rows, std::vector<std::string>& names) {
   TreeClosure closure;
   if (tree.cut_joints.empty()) return closure;
-  ModelDescription cut = free_bodies;
+  ModelDescription cut = FreeBodiesOf(model);
   for (int ji : tree.cut_joints) cut.joints.push_back(model.joints[ji]);
   const FormulatedModel body_form =
       model.dimension == 3 ? FormulateSpatialEuler(cut) : FormulatePlanar(cut);
@@ -452,24 +461,23 @@ void SetBodyMaps(const std::shared_ptr<const JointTreeDae>& dae, const Formulate
 
 }  // namespace
 
+FormulatedModel FormulateFreeBodies(const ModelDescription& model) {
+  ModelDescription free_bodies = FreeBodiesOf(model);
+  // Moved in: the formulation keeps free_bodies as its model without a copy.
+  return model.dimension == 3 ? FormulateSpatialEuler(std::move(free_bodies))
+                              : FormulatePlanar(std::move(free_bodies));
+}
+
 FormulatedModel FormulateJointTree(ModelDescription stated) {
   std::optional<ModelDescription> oriented;
   const ModelDescription& model = OrientedModel(stated, oriented);
-  // The same bodies and force elements without joints and drivers: M_i, f_i and outputs
-  // in absolute coordinates p. The joints' copy is released at once (clear() would keep
-  // its capacity, a quarter of a large model).
-  ModelDescription free_bodies = model;
-  std::vector<JointDescription>().swap(free_bodies.joints);
-  std::vector<DriverDescription>().swap(free_bodies.drivers);
-  for (auto& b : free_bodies.bodies) b.hold.clear();
   const bool spatial = model.dimension == 3;
   const KinematicTree tree = BuildKinematicTree(model);
   std::vector<ConstraintRows> closure_rows;
   std::vector<std::string> closure_names;
-  const TreeClosure closure = LoopClosure(model, free_bodies, tree, closure_rows, closure_names);
-  // Moved in: the formulation keeps free_bodies as planar.model without a copy.
-  FormulatedModel planar = spatial ? FormulateSpatialEuler(std::move(free_bodies))
-                                   : FormulatePlanar(std::move(free_bodies));
+  const TreeClosure closure = LoopClosure(model, tree, closure_rows, closure_names);
+  // M_i, f_i and outputs in absolute coordinates p; the tree keeps none of its equations.
+  FormulatedModel planar = FormulateFreeBodies(model);
   // The body blocks of that formulation: body motions to and from its coordinates (what
   // the spatial charts are chosen from; a planar tree reads its coordinates directly).
   // Nothing else reads planar.model: a planar tree drops it here.
@@ -491,9 +499,9 @@ FormulatedModel FormulateJointTree(ModelDescription stated) {
   BodyBlocks<BodyMatrix> mass_blocks;
   std::vector<Eigen::Matrix3d> inertia;
   MassBlocks(model, bodies, mass_blocks, inertia);
-  auto dae = std::make_shared<JointTreeDae>(std::move(bodies), TreeForces(model, position),
-                                            std::move(mass_blocks), planar.dae, mass_scale,
-                                            model.dimension, std::move(inertia), closure);
+  auto dae = std::make_shared<JointTreeDae>(
+      std::move(bodies), TreeForces(model, position), std::move(mass_blocks),
+      planar.dae->num_coordinates(), mass_scale, model.dimension, std::move(inertia), closure);
   FormulatedModel out;
   out.dae = dae;
   out.q_guess = q;
