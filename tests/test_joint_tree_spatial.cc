@@ -89,25 +89,28 @@ TEST_CASE("spatial joint tree: (9)'s H, J, k equal finite differences of the rec
 
 TEST_CASE("spatial joint tree: O(N) energy and momenta equal the Euler-parameter formulation's",
           "[recursive][spatial]") {
-  // The same bodies without joints in Euler parameters (JointTreeDae::planar()), at the
+  // The same bodies without joints in Euler parameters (FormulateFreeBodies), at the
   // absolute coordinates (x, e), (x', e') the tree maps a joint state to: round-off apart.
   for (const Problem& p : SpatialTrees()) {
     INFO(p.id);
     const JointTreeDae& dae = Tree(p);
+    const FormulatedModel free_bodies = FormulateFreeBodies(p.structure->model);
+    const MechanicalDae& body_dae = *free_bodies.dae;
+    REQUIRE(body_dae.num_coordinates() == dae.num_absolute());
     std::srand(7);
     const Vector q = p.q0 + 0.3 * Vector::Random(p.n()), v = Vector::Random(p.n());
     Vector abs_p(dae.num_absolute()), abs_pv(dae.num_absolute());
     dae.CalcAbsolute(q, v, abs_p, abs_pv);
     auto tree_ws = dae.MakeWorkspace();
-    auto ws = dae.planar().MakeWorkspace();
-    const double energy = dae.planar().CalcEnergy(*ws, 0.0, abs_p, abs_pv);
+    auto ws = body_dae.MakeWorkspace();
+    const double energy = body_dae.CalcEnergy(*ws, 0.0, abs_p, abs_pv);
     CHECK(dae.CalcEnergy(*tree_ws, 0.0, q, v) ==
           Approx(energy).margin(1e-12 * (1.0 + std::abs(energy))));
     Eigen::Vector3d linear, angular, e_linear, e_angular;
     REQUIRE(dae.capabilities().momenta);
     dae.CalcMomenta(*tree_ws, q, v, linear, angular);
-    REQUIRE(dae.planar().capabilities().momenta);
-    dae.planar().CalcMomenta(*ws, abs_p, abs_pv, e_linear, e_angular);
+    REQUIRE(body_dae.capabilities().momenta);
+    body_dae.CalcMomenta(*ws, abs_p, abs_pv, e_linear, e_angular);
     CHECK((linear - e_linear).norm() <= 1e-12 * (1.0 + e_linear.norm()));
     CHECK((angular - e_angular).norm() <= 1e-12 * (1.0 + e_angular.norm()));
   }

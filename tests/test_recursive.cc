@@ -11,6 +11,7 @@
 #include "harness/runner.h"
 #include "methods/recursive/recursive_methods.h"
 #include "problems/core/problem.h"
+#include "problems/model/joint_tree.h"
 #include "tests/run_spec.h"
 
 namespace mbb {
@@ -92,13 +93,17 @@ TEST_CASE("joint-tree: the O(N) forces, energy, power and momenta equal the plan
     INFO(id);
     const Problem p = BuildProblem(id, ParameterSet(params));
     const JointTreeDae& dae = Tree(p);
+    // The same bodies without joints in (x, y, theta), the tree's absolute coordinates.
+    const FormulatedModel free_bodies = FormulateFreeBodies(p.structure->model);
+    const MechanicalDae& body_dae = *free_bodies.dae;
     const int np = dae.num_absolute();
+    REQUIRE(body_dae.num_coordinates() == np);
     std::srand(5);
     const Vector pp = Vector::Random(np), pv = Vector::Random(np);
     Vector mine(np), planar(np);
     dae.CalcAppliedForces(0.4, pp, pv, mine);
-    auto ws = dae.planar().MakeWorkspace();
-    dae.planar().CalcForces(*ws, 0.4, pp, pv, planar);
+    auto ws = body_dae.MakeWorkspace();
+    body_dae.CalcForces(*ws, 0.4, pp, pv, planar);
     CHECK((mine - planar).norm() <= 1e-12 * (1.0 + planar.norm()));
 
     // Energy, applied power and momenta at a joint state (q, q'): the tree's O(N) sums
@@ -107,17 +112,17 @@ TEST_CASE("joint-tree: the O(N) forces, energy, power and momenta equal the plan
     Vector abs_p(np), abs_pv(np);
     dae.CalcAbsolute(q, v, abs_p, abs_pv);
     auto tree_ws = dae.MakeWorkspace();
-    const double energy = dae.planar().CalcEnergy(*ws, 0.4, abs_p, abs_pv);
+    const double energy = body_dae.CalcEnergy(*ws, 0.4, abs_p, abs_pv);
     CHECK(dae.CalcEnergy(*tree_ws, 0.4, q, v) ==
           Approx(energy).margin(1e-12 * (1.0 + std::abs(energy))));
-    const double power = dae.planar().CalcAppliedPower(*ws, 0.4, abs_p, abs_pv);
+    const double power = body_dae.CalcAppliedPower(*ws, 0.4, abs_p, abs_pv);
     CHECK(dae.CalcAppliedPower(*tree_ws, 0.4, q, v) ==
           Approx(power).margin(1e-12 * (1.0 + std::abs(power))));
     Eigen::Vector3d linear, angular, planar_linear, planar_angular;
     REQUIRE(dae.capabilities().momenta);
     dae.CalcMomenta(*tree_ws, q, v, linear, angular);
-    REQUIRE(dae.planar().capabilities().momenta);
-    dae.planar().CalcMomenta(*ws, abs_p, abs_pv, planar_linear, planar_angular);
+    REQUIRE(body_dae.capabilities().momenta);
+    body_dae.CalcMomenta(*ws, abs_p, abs_pv, planar_linear, planar_angular);
     CHECK((linear - planar_linear).norm() <= 1e-12 * (1.0 + planar_linear.norm()));
     CHECK((angular - planar_angular).norm() <= 1e-12 * (1.0 + planar_angular.norm()));
   }

@@ -466,9 +466,9 @@ void ValidateDirectorModel(const ModelDescription& model) {
                        "have (drive a relative angle instead)");
 }
 
-FormulatedModel FormulateDirectors(const ModelDescription& model) {
-  if (model.dimension == 2) return CompileModel<DirectorKinematics<2>>(model);
-  return CompileModel<DirectorKinematics<3>>(model);
+FormulatedModel FormulateDirectors(ModelDescription model) {
+  if (model.dimension == 2) return CompileModel<DirectorKinematics<2>>(std::move(model));
+  return CompileModel<DirectorKinematics<3>>(std::move(model));
 }
 
 }  // namespace mbb

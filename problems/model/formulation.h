@@ -59,19 +59,22 @@ struct FormulatedModel {
   std::function<void(double t, const Vector& q, const Vector& v, Vector& out)> calc_outputs;
 };
 
+/// Every Formulate* takes the model by value and keeps it as FormulatedModel::model: moved
+/// in, it is not copied.
+///
 /// Planar bodies in (x, y, theta), point masses in (x, y). Requires dimension 2 and a
 /// model that passed ValidatePlanarModel.
-FormulatedModel FormulatePlanar(const ModelDescription& model);
+FormulatedModel FormulatePlanar(ModelDescription model);
 /// Spatial bodies in (x, y, z, e0..e3) with e^T e = 1 per body (paper 000 eq 61d), point
 /// masses in (x, y, z). Requires dimension 3 and a model that passed
 /// ValidateEulerParameterModel.
-FormulatedModel FormulateSpatialEuler(const ModelDescription& model);
+FormulatedModel FormulateSpatialEuler(ModelDescription model);
 
 /// Rigid bodies in centre of mass + directors (paper 002 eqs 21-25): 12 coordinates in
 /// space, 6 in the plane, constant mass matrix, quadratic internal constraints; point
 /// masses in their position (director_formulation.cc). Requires a model that passed
 /// ValidateDirectorModel.
-FormulatedModel FormulateDirectors(const ModelDescription& model);
+FormulatedModel FormulateDirectors(ModelDescription model);
 
 /// The rules of each formulation beyond ValidateModel's common ones (joint kinds, inertia,
 /// held values, driver coordinates, output components); throw InputError naming the model

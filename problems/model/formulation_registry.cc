@@ -3,6 +3,7 @@
 #include "problems/model/formulation_registry.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "problems/core/parameters.h"
 #include "problems/model/joint_tree.h"
@@ -31,8 +32,9 @@ void ValidateEulerParameters(const ModelDescription& model) {
   }
 }
 
-FormulatedModel FormulateEulerParameters(const ModelDescription& model) {
-  return FormulateSpatialEuler(model.dimension == 2 ? LiftPlanarModel(model) : model);
+FormulatedModel FormulateEulerParameters(ModelDescription model) {
+  if (model.dimension == 2) return FormulateSpatialEuler(LiftPlanarModel(model));
+  return FormulateSpatialEuler(std::move(model));
 }
 
 std::vector<FormulationEntry> MakeRegistry() {

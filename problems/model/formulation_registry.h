@@ -26,8 +26,9 @@ struct FormulationEntry {
   std::vector<JointKind> joint_kinds;
   /// The formulation's own rules (after ValidateModel's common ones); throws InputError.
   std::function<void(const ModelDescription&)> validate;
-  /// Writes the equations of a validated model.
-  std::function<FormulatedModel(const ModelDescription&)> formulate;
+  /// Writes the equations of a validated model, keeping it as FormulatedModel::model (by
+  /// value: a model moved in is not copied).
+  std::function<FormulatedModel(ModelDescription)> formulate;
   /// Bodies of zero or rank-deficient mass allowed (paper 004's joint coordinates); else
   /// ValidateModel requires mass > 0 of every body.
   bool admits_zero_mass = false;

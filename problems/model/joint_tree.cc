@@ -17,8 +17,7 @@ namespace mbb {
 TreeWorkspace& TreeWorkspace::Of(DaeWorkspace& ws) { return MBB_DOWNCAST(TreeWorkspace, ws); }
 
 JointTreeDae::JointTreeDae(std::vector<TreeBody> bodies, std::vector<TreeForce> forces,
-                           BodyBlocks<BodyMatrix> mass_blocks,
-                           std::shared_ptr<const MechanicalDae> planar, double mass_scale,
+                           BodyBlocks<BodyMatrix> mass_blocks, int num_absolute, double mass_scale,
                            int dimension, std::vector<Eigen::Matrix3d> inertia, TreeClosure closure)
     : MechanicalDae(
           [&] {
@@ -30,7 +29,7 @@ JointTreeDae::JointTreeDae(std::vector<TreeBody> bodies, std::vector<TreeForce> 
       bodies_(std::move(bodies)),
       forces_(std::move(forces)),
       mass_blocks_(std::move(mass_blocks)),
-      planar_(std::move(planar)),
+      num_absolute_(num_absolute),
       mass_scale_(mass_scale),
       dimension_(dimension),
       inertia_(std::move(inertia)),

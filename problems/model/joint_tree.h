@@ -196,20 +196,15 @@ struct TreeClosure {
 
 class JointTreeDae final : public MechanicalDae {
  public:
-  /// `bodies` in an order where every predecessor comes first; `planar` holds the same
-  /// bodies and force elements without joints or drivers (its q is p; spatial models: the
-  /// Euler-parameter formulation, q = (x, e) per rigid body); `inertia` the body-frame
-  /// inertia of every spatial rigid body (planar: empty).
+  /// `bodies` in an order where every predecessor comes first; `num_absolute` the size of
+  /// the absolute coordinates p, those of the same bodies without joints
+  /// (FormulateFreeBodies); `inertia` the body-frame inertia of every spatial rigid body
+  /// (planar: empty).
   JointTreeDae(std::vector<TreeBody> bodies, std::vector<TreeForce> forces,
-               BodyBlocks<BodyMatrix> mass_blocks, std::shared_ptr<const MechanicalDae> planar,
-               double mass_scale, int dimension = 2, std::vector<Eigen::Matrix3d> inertia = {},
+               BodyBlocks<BodyMatrix> mass_blocks, int num_absolute, double mass_scale,
+               int dimension = 2, std::vector<Eigen::Matrix3d> inertia = {},
                TreeClosure closure = {});
 
-  /// The body-coordinate formulation of the same bodies and forces (q = p; planar or
-  /// Euler parameters): the cross-check of the forces, energy and momenta computed here in
-  /// O(N) (its own are O(N^2): a dense mass matrix, a potential gradient one coordinate at
-  /// a time).
-  const MechanicalDae& planar() const { return *planar_; }
   bool spatial() const { return dimension_ == 3; }
   /// A message naming the joint whose chart the state came within kChartMargin of (the
   /// run stops there), empty if none.
@@ -226,7 +221,7 @@ class JointTreeDae final : public MechanicalDae {
 
   const std::vector<TreeBody>& bodies() const { return bodies_; }
   int num_bodies() const { return static_cast<int>(bodies_.size()); }
-  int num_absolute() const { return planar_->num_coordinates(); }
+  int num_absolute() const { return num_absolute_; }
   /// Size of the velocity-level absolute vectors (sum of d_i; planar: num_absolute()).
   int num_absolute_velocities() const { return num_velocities_; }
   /// The largest |entry| of any body mass matrix: the scale the recursion's rank
@@ -323,7 +318,7 @@ class JointTreeDae final : public MechanicalDae {
   // from N = 1e3 to 1e5 in a sampling profile (docs/performance.md, "O(N)").
   std::vector<ForceBody> force_bodies_;
   std::vector<ForceElement> force_elements_;
-  std::shared_ptr<const MechanicalDae> planar_;
+  int num_absolute_;
   double mass_scale_;
   int dimension_;
   std::vector<Eigen::Matrix3d> inertia_;  // spatial rigid bodies: body-frame inertia
@@ -341,6 +336,14 @@ class JointTreeDae final : public MechanicalDae {
 /// assumption (23) of paper 004 (no body with rank-deficient mass follows another one),
 /// refused with a message naming both bodies.
 void ValidateJointTreeModel(const ModelDescription& model);
-FormulatedModel FormulateJointTree(const ModelDescription& model);
+FormulatedModel FormulateJointTree(ModelDescription model);
+
+/// The body formulation of the model's bodies and force elements without joints, drivers
+/// or held values (planar; Euler parameters for dimension 3): its q is the tree's absolute
+/// p. The joint tree takes its layout, stated pose and outputs from it and keeps none of
+/// its equations (at N = 1e5 bodies some 26 MB); its forces, energy and momenta (O(N^2):
+/// a dense mass matrix, a potential gradient one coordinate at a time) are the cross-check
+/// of the O(N) ones of JointTreeDae.
+FormulatedModel FormulateFreeBodies(const ModelDescription& model);
 
 }  // namespace mbb

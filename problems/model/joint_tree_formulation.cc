@@ -4,6 +4,8 @@
 // as loop-closure constraints, and the maps to and from body motions.
 #include <cmath>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include "problems/core/parameters.h"
 #include "problems/model/body_motion.h"
@@ -225,6 +227,16 @@ void ValidateJointTreeModel(const ModelDescription& stated) {
 
 namespace {
 
+// The same bodies and force elements without joints, drivers and held values. The joints'
+// copy is released at once (clear() would keep its capacity, a quarter of a large model).
+ModelDescription FreeBodiesOf(const ModelDescription& model) {
+  ModelDescription free_bodies = model;
+  std::vector<JointDescription>().swap(free_bodies.joints);
+  std::vector<DriverDescription>().swap(free_bodies.drivers);
+  for (auto& b : free_bodies.bodies) b.hold.clear();
+  return free_bodies;
+}
+
 // The model's held pose and twist components (BodyDescription::hold) as rows on the joint
 // coordinates: the body formulation's rows times T = dp/dq at the stated pose (exact for
 // velocities, the linearisation for positions, which a consistent stated pose never moves).
@@ -253,12 +265,11 @@ void HeldRows(const ModelDescription& model, const JointTreeDae& dae, const Vect
 // The cut joints' equations (joint_tree_closure.cc): the body formulation of the same
 // bodies with those joints only, its joint rows (the Euler-parameter normalisations hold by
 // construction in the tree), their owners renumbered and named as in `model`.
-TreeClosure LoopClosure(const ModelDescription& model, const ModelDescription& free_bodies,
-                        const KinematicTree& tree, std::vector<ConstraintRows>& rows,
-                        std::vector<std::string>& names) {
+TreeClosure LoopClosure(const ModelDescription& model, const KinematicTree& tree,
+                        std::vector<ConstraintRows>& rows, std::vector<std::string>& names) {
   TreeClosure closure;
   if (tree.cut_joints.empty()) return closure;
-  ModelDescription cut = free_bodies;
+  ModelDescription cut = FreeBodiesOf(model);
   for (int ji : tree.cut_joints) cut.joints.push_back(model.joints[ji]);
   const FormulatedModel body_form =
       model.dimension == 3 ? FormulateSpatialEuler(cut) : FormulatePlanar(cut);
@@ -451,32 +462,33 @@ void SetBodyMaps(const std::shared_ptr<const JointTreeDae>& dae, const Formulate
 
 }  // namespace
 
-FormulatedModel FormulateJointTree(const ModelDescription& stated) {
+FormulatedModel FormulateFreeBodies(const ModelDescription& model) {
+  ModelDescription free_bodies = FreeBodiesOf(model);
+  // Moved in: the formulation keeps free_bodies as its model without a copy.
+  return model.dimension == 3 ? FormulateSpatialEuler(std::move(free_bodies))
+                              : FormulatePlanar(std::move(free_bodies));
+}
+
+FormulatedModel FormulateJointTree(ModelDescription stated) {
   std::optional<ModelDescription> oriented;
   const ModelDescription& model = OrientedModel(stated, oriented);
-  // The same bodies and force elements without joints and drivers: M_i, f_i and outputs
-  // in absolute coordinates p.
-  ModelDescription free_bodies = model;
-  free_bodies.joints.clear();
-  free_bodies.drivers.clear();
-  for (auto& b : free_bodies.bodies) b.hold.clear();
   const bool spatial = model.dimension == 3;
-  FormulatedModel planar =
-      spatial ? FormulateSpatialEuler(free_bodies) : FormulatePlanar(free_bodies);
-  // The body blocks of that formulation: body motions to and from its coordinates (what
-  // the spatial charts are chosen from; a planar tree reads its coordinates directly).
-  ModelStructure planar_blocks;
-  if (spatial) {
-    planar_blocks.model = planar.model;
-    planar_blocks.formulation = "euler-parameters";
-    planar_blocks.bodies = planar.body_coordinates;
-  }
-
   const KinematicTree tree = BuildKinematicTree(model);
   std::vector<ConstraintRows> closure_rows;
   std::vector<std::string> closure_names;
-  const TreeClosure closure = LoopClosure(model, free_bodies, tree, closure_rows, closure_names);
-  free_bodies = ModelDescription();  // its copy of every body is not needed beyond here
+  const TreeClosure closure = LoopClosure(model, tree, closure_rows, closure_names);
+  // M_i, f_i and outputs in absolute coordinates p; the tree keeps none of its equations.
+  FormulatedModel planar = FormulateFreeBodies(model);
+  // The body blocks of that formulation: body motions to and from its coordinates (what
+  // the spatial charts are chosen from; a planar tree reads its coordinates directly).
+  // Nothing else reads planar.model: a planar tree drops it here.
+  ModelStructure planar_blocks;
+  if (spatial) {
+    planar_blocks.model = std::move(planar.model);
+    planar_blocks.formulation = "euler-parameters";
+    planar_blocks.bodies = planar.body_coordinates;
+  }
+  planar.model = ModelDescription();
   std::vector<int> position(model.bodies.size());  // model index -> tree index
   for (size_t k = 0; k < tree.topological_order.size(); ++k)
     position[tree.topological_order[k]] = static_cast<int>(k);
@@ -488,11 +500,10 @@ FormulatedModel FormulateJointTree(const ModelDescription& stated) {
   BodyBlocks<BodyMatrix> mass_blocks;
   std::vector<Eigen::Matrix3d> inertia;
   MassBlocks(model, bodies, mass_blocks, inertia);
-  auto dae = std::make_shared<JointTreeDae>(std::move(bodies), TreeForces(model, position),
-                                            std::move(mass_blocks), planar.dae, mass_scale,
-                                            model.dimension, std::move(inertia), closure);
+  auto dae = std::make_shared<JointTreeDae>(
+      std::move(bodies), TreeForces(model, position), std::move(mass_blocks),
+      planar.dae->num_coordinates(), mass_scale, model.dimension, std::move(inertia), closure);
   FormulatedModel out;
-  out.model = stated;
   out.dae = dae;
   out.q_guess = q;
   out.v_guess = v;
@@ -509,6 +520,7 @@ FormulatedModel FormulateJointTree(const ModelDescription& stated) {
   out.coordinate_periods = JointAnglePeriods(dae->bodies(), spatial, n);
   out.angle_outputs_wrap = planar.angle_outputs_wrap;  // its outputs are those of `planar`
   SetBodyMaps(dae, planar, out);
+  out.model = std::move(stated);  // last: `model` may be `stated` itself
   return out;
 }
 

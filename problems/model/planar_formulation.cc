@@ -559,8 +559,8 @@ void ValidatePlanarModel(const ModelDescription& model) {
       throw InputError(w + ": output '" + o.name + "' has no z component in a planar model");
 }
 
-FormulatedModel FormulatePlanar(const ModelDescription& model) {
-  return CompileModel<PlanarKinematics>(model);
+FormulatedModel FormulatePlanar(ModelDescription model) {
+  return CompileModel<PlanarKinematics>(std::move(model));
 }
 
 }  // namespace mbb

@@ -391,8 +391,8 @@ void ValidateEulerParameterModel(const ModelDescription& model) {
       throw InputError(w + ": output '" + o.name + "' axis must be non-zero");
 }
 
-FormulatedModel FormulateSpatialEuler(const ModelDescription& model) {
-  return CompileModel<EulerParameterKinematics>(model);
+FormulatedModel FormulateSpatialEuler(ModelDescription model) {
+  return CompileModel<EulerParameterKinematics>(std::move(model));
 }
 
 }  // namespace mbb
