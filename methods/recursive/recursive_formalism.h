@@ -79,13 +79,12 @@ class RecursiveFormalism {
   ConstColumn absolute_acceleration(int j) const { return ConstCol(slots_[j].pdd, slots_[j].d); }
 
  private:
-  // Where body i's blocks start in pool_ (doubles), with their sizes: d_i, n_i and the
-  // predecessor's d (0 for a body on the ground). The blocks of all bodies lie in one flat
-  // array in tree order, each at its own size (a planar rigid body: 16 doubles with
-  // `inverses`, 29 without), so the per-body memory is what the equations need, not a
-  // 6 x 6 capacity per block. Without `inverses` only: hbar, null_projector, kbar.
-  // With the body's place in the tree (TreeBody's parent and q_offset): the recursions
-  // read these 48 B a body instead of a 128 B TreeBody.
+  // Body i's place in the tree (TreeBody's parent and q_offset, so that the recursions
+  // read these 48 B a body and not the TreeBody), its sizes d_i, n_i and the predecessor's
+  // d (0 on the ground), and where its blocks start in pool_ (doubles). The blocks of all
+  // bodies lie in one flat array in tree order, each at its own size (a planar rigid body:
+  // 16 doubles with `inverses`, 29 without; hbar, null_projector, kbar only without), so
+  // the per-body memory is what the equations need, not a 6 x 6 capacity per block.
   struct Slots {
     int parent = -1, q_offset = 0;
     int d = 0, n = 0, dp = 0;

@@ -109,12 +109,7 @@ void RecursiveFormalism::BackwardPlanar() {
     const double* fbar = pool_.data() + b.fbar;
     const double* k2 = state_.k2[i].data();
     double carried[3], w[3];
-    for (int k = 0; k < 3; ++k) {
-      double mk = Entry(mbar, k, 0) * k2[0];
-      mk += Entry(mbar, k, 1) * k2[1];
-      mk += Entry(mbar, k, 2) * k2[2];
-      carried[k] = fbar[k] + mk;
-    }
+    for (int k = 0; k < 3; ++k) carried[k] = fbar[k] + RowCol(mbar, k, k2, 0);
     for (int k = 0; k < 3; ++k) w[k] = ColCol(proj, k, carried, 0);
     double* parent_fbar = pool_.data() + slots_[b.parent].fbar;
     for (int k = 0; k < 3; ++k) parent_fbar[k] -= ColCol(H, k, w, 0);

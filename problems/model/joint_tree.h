@@ -102,8 +102,7 @@ struct TreeBody {
 
 /// A force element in absolute coordinates (the kinds of ForceKind): bodies as tree
 /// indices (-1: the ground), points in body frames (a point mass: global offsets).
-/// What a planar spring or damper reads comes first (one cache line; the force pass
-/// streams the elements).
+/// The planar force pass streams the compact ForceElement made from it, not this.
 struct TreeForce {
   ForceKind kind = ForceKind::kGravity;
   int a = -1, b = -1;
