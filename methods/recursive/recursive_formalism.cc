@@ -7,7 +7,7 @@ namespace mbb {
 RecursiveFormalism::RecursiveFormalism(const JointTreeDae& dae, double rank_tolerance,
                                        bool inverses, bool planar_kernels)
     : dae_(dae),
-      ws_(dae.MakeWorkspace()),
+      scratch_(dae.MakeTreeStateScratch()),
       rank_tolerance_(rank_tolerance),
       state_(dae.MakeState()),
       inverses_(inverses) {
@@ -80,7 +80,7 @@ int RecursiveFormalism::Rank(const BodyMatrix& a, double scale) {
 }
 
 void RecursiveFormalism::Backward(double t, ConstVectorRef q, ConstVectorRef v) {
-  dae_.CalcTreeState(*ws_, t, q, v, state_);
+  dae_.CalcTreeState(scratch_, t, q, v, state_);
   const int nb = dae_.num_bodies();
   for (int i = 0; i < nb; ++i) {
     Mbar(i) = state_.M[i];  // K_i^-T M_i K_i^-1 with K_i = I

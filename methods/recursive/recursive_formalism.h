@@ -135,7 +135,7 @@ class RecursiveFormalism {
   bool FullRankAccelerationsPlanar(VectorRef qdd);
 
   const JointTreeDae& dae_;
-  std::unique_ptr<DaeWorkspace> ws_;
+  TreeStateScratch scratch_;  // CalcTreeState into state_
   double rank_tolerance_;
   TreeState state_;
   std::vector<Slots> slots_;

@@ -185,6 +185,21 @@ struct TreeState {
 
 struct TreeWorkspace;
 
+/// Scratch for JointTreeDae::CalcTreeState into a state the caller holds (MakeState), and
+/// for nothing else: no tree state of its own, no closure blocks. The recursive formalism
+/// keeps its state itself; a full workspace would hold a second one (26 MB at N = 1e5).
+class TreeStateScratch {
+ public:
+  TreeStateScratch();
+  TreeStateScratch(TreeStateScratch&&) noexcept;
+  TreeStateScratch& operator=(TreeStateScratch&&) noexcept;
+  ~TreeStateScratch();
+
+ private:
+  friend class JointTreeDae;
+  std::unique_ptr<TreeWorkspace> ws_;
+};
+
 /// Loop-closure constraints of a joint tree: the body formulation (planar or Euler
 /// parameters) of the same bodies with only the cut joints, and which of its rows are the
 /// cut joints' (its Euler-parameter normalisations hold by construction here).
@@ -228,8 +243,11 @@ class JointTreeDae final : public MechanicalDae {
   double mass_scale() const { return mass_scale_; }
 
   TreeState MakeState() const;
+  TreeStateScratch MakeTreeStateScratch() const;
   /// Forward recursion (7), (8) for p, p' and the blocks of (9), (11). Allocation-free.
   void CalcTreeState(DaeWorkspace& ws, double t, ConstVectorRef q, ConstVectorRef v,
+                     TreeState& s) const;
+  void CalcTreeState(TreeStateScratch& scratch, double t, ConstVectorRef q, ConstVectorRef v,
                      TreeState& s) const;
   /// Absolute coordinates and velocities only (for outputs), with a workspace of this DAE
   /// for scratch (allocation-free) or without one (a spatial tree's frames are then
@@ -307,9 +325,12 @@ class JointTreeDae final : public MechanicalDae {
                       Eigen::Vector3d& linear, Eigen::Vector3d& angular) const;
   Eigen::Matrix3d GlobalInertia(int i, const Eigen::Matrix3d& R) const;
   void FramesToLayout(const std::vector<SpatialFrame>& frames, VectorRef p, VectorRef pv) const;
+  // Planar: drops the TreeForce of every spring and damper (its ForceElement has it all)
+  // and points the elements' `source` at the ones kept.
+  void KeepOnlyReferencedForces();
 
   std::vector<TreeBody> bodies_;
-  std::vector<TreeForce> forces_;
+  std::vector<TreeForce> forces_;       // planar: only those a ForceElement's `source` names
   BodyBlocks<BodyMatrix> mass_blocks_;  // M_i per tree body: diag(m, m, J) or m I
   // What the planar force pass streams, compact and in order: every body once for gravity
   // and two per damper, and every element. Read from the TreeBody (then 192 B), the mass
