@@ -167,10 +167,11 @@ void JointTreeDae::PositionState(TreeWorkspace& ws, ConstVectorRef q) const {
 void JointTreeDae::CalcPlanarTreeState(TreeWorkspace& ws, double t, ConstVectorRef q,
                                        ConstVectorRef v, TreeState& s) const {
   JointMotion& jm = ws.motion;
+  LastPlanarRotation last;
   for (int i = 0; i < num_bodies(); ++i) {
     const TreeBody& b = bodies_[i];
     CalcPlanarJointMotion(bodies_, b, s.p.data(), s.pv.data(), q.data() + b.q_offset,
-                          v.data() + b.q_offset, jm);
+                          v.data() + b.q_offset, last, jm);
     s.p.segment(b.p_offset, b.d) = jm.p;
     s.pv.segment(b.p_offset, b.d) = jm.pv;
     s.H[i] = -jm.A;   // (9): H_i = -dr_i/dp_{pi_i}
@@ -201,9 +202,10 @@ void JointTreeDae::CalcAbsoluteWith(std::vector<SpatialFrame>& frames, ConstVect
     return;
   }
   JointMotion jm;
+  LastPlanarRotation last;
   for (const TreeBody& b : bodies_) {
     CalcPlanarJointMotion(bodies_, b, p.data(), pv.data(), q.data() + b.q_offset,
-                          v.data() + b.q_offset, jm);
+                          v.data() + b.q_offset, last, jm);
     p.segment(b.p_offset, b.d) = jm.p;
     pv.segment(b.p_offset, b.d) = jm.pv;
   }

@@ -61,15 +61,33 @@ struct TreeWorkspace final : DaeWorkspace {
 
 // Planar vectors: u rotated by +90 degrees, and s rotated by `angle` (R(angle) s).
 inline Eigen::Vector2d Perp(const Eigen::Vector2d& u) { return {-u.y(), u.x()}; }
-inline Eigen::Vector2d Rotate(double angle, const Eigen::Vector2d& s) {
-  const double c = std::cos(angle), sn = std::sin(angle);
-  return {c * s.x() - sn * s.y(), sn * s.x() + c * s.y()};
+struct PlanarRotation {
+  double c = 1.0, s = 0.0;  // cos and sin of the angle
+};
+inline PlanarRotation RotationOf(double angle) { return {std::cos(angle), std::sin(angle)}; }
+inline Eigen::Vector2d Rotate(const PlanarRotation& r, const Eigen::Vector2d& u) {
+  return {r.c * u.x() - r.s * u.y(), r.s * u.x() + r.c * u.y()};
+}
+inline Eigen::Vector2d Rotate(double angle, const Eigen::Vector2d& u) {
+  return Rotate(RotationOf(angle), u);
 }
 
+/// The rotation of the body whose joint motion was computed last (CalcPlanarJointMotion),
+/// handed to its successor when that is the next body in tree order (every body of a chain):
+/// the successor's joint needs R(theta) of the very angle its predecessor has just rotated by,
+/// so a chain takes one cosine and sine per body instead of two. The same values, so the
+/// same results to the bit.
+struct LastPlanarRotation {
+  int body = -1;  // tree index of the body `rotation` belongs to, -1: none
+  PlanarRotation rotation;
+};
+
 /// Planar trees (joint_tree_planar.cc): body b's joint (7), (8), (9) from its predecessor's
-/// absolute coordinates in p, pv (planar layout) and its own q, q' (n_b values each).
+/// absolute coordinates in p, pv (planar layout) and its own q, q' (n_b values each). Call
+/// it body by body in tree order with one `last` (starting empty).
 void CalcPlanarJointMotion(const std::vector<TreeBody>& bodies, const TreeBody& b, const double* p,
-                           const double* pv, const double* q, const double* qv, JointMotion& out);
+                           const double* pv, const double* q, const double* qv,
+                           LastPlanarRotation& last, JointMotion& out);
 /// Planar trees: the inverse of (7), (8) body by body, from the absolute coordinates
 /// p, p' (planar layout) or straight from body motions aligned with the model. A distance
 /// joint's link angle is taken within pi of the value q holds on entry.

@@ -12,12 +12,14 @@ namespace {
 struct ParentPose {
   Eigen::Vector2d x = Eigen::Vector2d::Zero(), xv = Eigen::Vector2d::Zero();
   double angle = 0.0, omega = 0.0;
+  PlanarRotation rotation;  // R(angle)
   bool has_angle = false;
   int d = 0;
 };
 
+// The predecessor's pose; its rotation from `known` if that is the predecessor's.
 ParentPose PoseOf(const std::vector<TreeBody>& bodies, int parent, const double* p,
-                  const double* pv) {
+                  const double* pv, const LastPlanarRotation* known = nullptr) {
   ParentPose a;
   if (parent < 0) return a;
   const TreeBody& b = bodies[parent];
@@ -28,17 +30,21 @@ ParentPose PoseOf(const std::vector<TreeBody>& bodies, int parent, const double*
   if (a.has_angle) {
     a.angle = p[b.p_offset + 2];
     a.omega = pv[b.p_offset + 2];
+    a.rotation = known && known->body == parent ? known->rotation : RotationOf(a.angle);
   }
   return a;
 }
 
 // Joint point of the predecessor: u_a = R(theta_a) s_a (a point mass or the ground: s_a).
 Eigen::Vector2d ParentArm(const ParentPose& a, const TreeBody& b) {
-  return a.has_angle ? Rotate(a.angle, b.s_a) : b.s_a;
+  return a.has_angle ? Rotate(a.rotation, b.s_a) : b.s_a;
 }
 
+// Returns R(theta_b) where the joint computed it (revolute; prismatic on a rigid body),
+// else nothing (has_own false).
 void JointKinematics(const TreeBody& b, const ParentPose& a, const double* q, const double* qv,
-                     JointMotion& out) {
+                     JointMotion& out, PlanarRotation& own, bool& has_own) {
+  has_own = false;
   const int d = b.d;
   const bool rigid = d == 3;
   out.p.setZero(d);
@@ -65,7 +71,9 @@ void JointKinematics(const TreeBody& b, const ParentPose& a, const double* q, co
     case TreeJointKind::kRevolute: {
       theta += q[0];
       omega += qv[0];
-      const Eigen::Vector2d ub = Rotate(theta, b.s_b);
+      own = RotationOf(theta);
+      has_own = true;
+      const Eigen::Vector2d ub = Rotate(own, b.s_b);
       x -= ub;
       xv -= omega * Perp(ub);
       c += omega * omega * ub;
@@ -75,14 +83,16 @@ void JointKinematics(const TreeBody& b, const ParentPose& a, const double* q, co
       break;
     }
     case TreeJointKind::kPrismatic: {
-      const Eigen::Vector2d w = a.has_angle ? Rotate(a.angle, b.axis_a) : b.axis_a;
+      const Eigen::Vector2d w = a.has_angle ? Rotate(a.rotation, b.axis_a) : b.axis_a;
       x += q[0] * w;
       xv += qv[0] * w + q[0] * wa * Perp(w);
       c += 2.0 * qv[0] * wa * Perp(w) - q[0] * wa * wa * w;
       dx_dtheta_a += q[0] * Perp(w);
       if (rigid) {
         theta += b.angle_offset;
-        const Eigen::Vector2d ub = Rotate(theta, b.s_b);
+        own = RotationOf(theta);
+        has_own = true;
+        const Eigen::Vector2d ub = Rotate(own, b.s_b);
         x -= ub;
         xv -= omega * Perp(ub);
         c += omega * omega * ub;
@@ -149,7 +159,7 @@ void JointCoordinatesOfPoses(const std::vector<TreeBody>& bodies, const PoseFn& 
         vi[0] = omega - a.omega;
         break;
       case TreeJointKind::kPrismatic: {
-        const Eigen::Vector2d w = a.has_angle ? Rotate(a.angle, b.axis_a) : b.axis_a;
+        const Eigen::Vector2d w = a.has_angle ? Rotate(a.rotation, b.axis_a) : b.axis_a;
         const Eigen::Vector2d ub = b.d == 3 ? Rotate(theta, b.s_b) : b.s_b;
         qi[0] = w.dot(x + ub - anchor);
         Eigen::Vector2d rest = anchor_v + qi[0] * a.omega * Perp(w);
@@ -171,8 +181,13 @@ void JointCoordinatesOfPoses(const std::vector<TreeBody>& bodies, const PoseFn& 
 }  // namespace
 
 void CalcPlanarJointMotion(const std::vector<TreeBody>& bodies, const TreeBody& b, const double* p,
-                           const double* pv, const double* q, const double* qv, JointMotion& out) {
-  JointKinematics(b, PoseOf(bodies, b.parent, p, pv), q, qv, out);
+                           const double* pv, const double* q, const double* qv,
+                           LastPlanarRotation& last, JointMotion& out) {
+  PlanarRotation own;
+  bool has_own = false;
+  JointKinematics(b, PoseOf(bodies, b.parent, p, pv, &last), q, qv, out, own, has_own);
+  last.body = has_own ? static_cast<int>(&b - bodies.data()) : -1;
+  last.rotation = own;
 }
 
 void PlanarJointCoordinatesFromAbsolute(const std::vector<TreeBody>& bodies, const Vector& p,
@@ -198,6 +213,7 @@ void PlanarJointCoordinatesFromMotions(const std::vector<TreeBody>& bodies,
     if (a.has_angle) {
       a.angle = m.angle;
       a.omega = m.angular_velocity.z();
+      a.rotation = RotationOf(a.angle);
     }
     return a;
   };
