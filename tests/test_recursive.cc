@@ -10,8 +10,10 @@
 
 #include "harness/runner.h"
 #include "methods/recursive/recursive_methods.h"
+#include "problems/catalogue/model_helpers.h"
 #include "problems/core/problem.h"
 #include "problems/model/joint_tree.h"
+#include "problems/model/model_problem.h"
 #include "tests/run_spec.h"
 
 namespace mbb {
@@ -76,6 +78,38 @@ double MaxDistanceP2(double m1) {
     d = std::max(d, std::abs(ExactOscillator(m1, t)(1) - ExactOscillator(0.0, t)(1)));
   }
   return d;
+}
+
+// A planar tree that is not a chain: a trunk on the ground carrying three bars (two on
+// revolute joints at its end, one sliding along it), one of which carries a fourth. In tree
+// order (breadth first) the trunk's successors are not all next to it, and it has several:
+// the passes' hand-offs between a body and its predecessor take their other branches.
+Problem BranchedPlanarTree() {
+  ModelDescription m;
+  m.title = "branched planar tree";
+  m.dimension = 2;
+  m.formulation = "joint-tree";
+  m.bodies = {
+      PlanarBar("trunk", 1.0, 1.0, 0.5, 0.0, 0.0), PlanarBar("left", 0.7, 1.0, 1.5, 0.0, 0.0),
+      PlanarBar("right", 1.3, 1.0, 1.5, 0.0, 0.0), PlanarBar("twig", 0.4, 0.5, 0.5, 0.0, 0.0),
+      PlanarBar("leaf", 0.9, 1.0, 2.5, 0.0, 0.0)};
+  m.joints = {Joint("J1", JointKind::kRevolute, "ground", P(0, 0), "trunk", P(-0.5, 0)),
+              Joint("J2", JointKind::kRevolute, "trunk", P(0.5, 0), "left", P(-0.5, 0)),
+              Joint("J3", JointKind::kRevolute, "trunk", P(0.5, 0), "right", P(-0.5, 0)),
+              Joint("J4", JointKind::kPrismatic, "trunk", P(0, 0), "twig", P(0, 0)),
+              Joint("J5", JointKind::kRevolute, "left", P(0.5, 0), "leaf", P(-0.5, 0))};
+  m.joints[3].axis_a = P(1, 0);
+  ForceDescription damper;
+  damper.name = "damper";
+  damper.kind = ForceKind::kTorsionalSpring;
+  damper.body_a = "trunk";
+  damper.body_b = "right";
+  damper.stiffness = 3.0;
+  damper.damping = 0.5;
+  m.forces = {damper, Gravity(P(0, -9.81))};
+  m.outputs = {Output("leaf_x", OutputKind::kPointX, "leaf")};
+  m.default_methods = {"recursive"};
+  return BuildModelProblem(m, "branched_planar_tree");
 }
 
 }  // namespace
@@ -156,6 +190,38 @@ TEST_CASE("joint-tree: a tree-state scratch gives a full workspace's state bit f
       CHECK(lean.M[i] == full.M[i]);
       CHECK(lean.k2[i] == full.k2[i]);
       CHECK(lean.f[i] == full.f[i]);
+    }
+  }
+}
+
+TEST_CASE("joint-tree: the absolute coordinates of any joint state satisfy the joints",
+          "[recursive]") {
+  // The forward recursion (7), (8) against the planar formulation of the same model, whose
+  // joints are constraints Phi(p) = 0 and Phi_p p' = 0: exact in exact arithmetic, so
+  // round-off of the coordinates' size (a few m, rad) is the tolerance.
+  ModelDescription branched = BranchedPlanarTree().structure->model;
+  ModelDescription chain =
+      BuildProblem("pendulum_chain", ParameterSet(std::map<std::string, std::string>{{"N", "6"}}))
+          .structure->model;
+  for (ModelDescription model : {branched, chain}) {
+    INFO(model.title);
+    model.formulation = "joint-tree";
+    const Problem tree = BuildModelProblem(model, "tree");
+    model.formulation = "planar";
+    const Problem bodies = BuildModelProblem(model, "bodies");
+    const JointTreeDae& dae = Tree(tree);
+    REQUIRE(bodies.n() == dae.num_absolute());
+    auto ws = bodies.dae->MakeWorkspace();
+    for (unsigned seed = 1; seed <= 4; ++seed) {
+      std::srand(seed);
+      const Vector q = 2.0 * Vector::Random(tree.n()), v = Vector::Random(tree.n());
+      Vector p(dae.num_absolute()), pv(dae.num_absolute());
+      dae.CalcAbsolute(q, v, p, pv);
+      Vector phi(bodies.dae->num_constraints()), rate(bodies.dae->num_constraints());
+      bodies.dae->CalcPhi(*ws, 0.0, p, phi);
+      bodies.dae->CalcVelocityResidual(*ws, 0.0, p, pv, rate);
+      CHECK(phi.lpNorm<Eigen::Infinity>() < 1e-13);
+      CHECK(rate.lpNorm<Eigen::Infinity>() < 1e-13);
     }
   }
 }
@@ -391,11 +457,13 @@ TEST_CASE("recursive: the planar fixed-size passes equal the general ones bit fo
   const std::vector<Case> cases = {{"pendulum_chain", {{"N", "7"}}},
                                    {"pendulum_chain", {{"N", "10"}, {"massless_every", "3"}}},
                                    {"pendulum_chain", {{"N", "9"}, {"massless_every", "3"}}},
-                                   {"pendulum_chain", {{"N", "2"}}}};
+                                   {"pendulum_chain", {{"N", "2"}}},
+                                   {"branched", {}}};
   for (const Case& c : cases) {
     ParameterSet params;
     for (const auto& [key, value] : c.params) params.Set(key, value);
-    const Problem p = BuildProblem(c.problem, params);
+    const Problem p =
+        c.problem == "branched" ? BranchedPlanarTree() : BuildProblem(c.problem, params);
     const JointTreeDae& dae = Tree(p);
     RecursiveFormalism planar(dae, 1e-10, /*inverses=*/true);
     RecursiveFormalism general(dae, 1e-10, /*inverses=*/true, /*planar_kernels=*/false);

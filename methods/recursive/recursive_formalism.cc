@@ -23,6 +23,7 @@ RecursiveFormalism::RecursiveFormalism(const JointTreeDae& dae, double rank_tole
     const TreeBody& b = dae.bodies()[i];
     Slots& s = slots_[i];
     s.parent = b.parent;
+    if (b.parent >= 0) slots_[b.parent].last_child = i;  // i grows: the last assignment wins
     s.q_offset = b.q_offset;
     s.d = b.d;
     s.n = b.n;
@@ -81,14 +82,14 @@ int RecursiveFormalism::Rank(const BodyMatrix& a, double scale) {
 
 void RecursiveFormalism::Backward(double t, ConstVectorRef q, ConstVectorRef v) {
   dae_.CalcTreeState(scratch_, t, q, v, state_);
+  if (planar_) {
+    BackwardPlanar();  // starts Mbar_i, fbar_i on its way (no pass of its own over them)
+    return;
+  }
   const int nb = dae_.num_bodies();
   for (int i = 0; i < nb; ++i) {
     Mbar(i) = state_.M[i];  // K_i^-T M_i K_i^-1 with K_i = I
     Fbar(i) = state_.f[i];
-  }
-  if (planar_) {
-    BackwardPlanar();
-    return;
   }
   // From the leaves to the root: the successors of i come after i in `bodies`.
   for (int i = nb - 1; i >= 0; --i) {

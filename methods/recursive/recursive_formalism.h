@@ -91,6 +91,9 @@ class RecursiveFormalism {
     int mbar = 0, hbar = 0;              // d x d: Mbar_i (17a); d x dp: Hbar_i (20a)
     int a_plus = 0, null_projector = 0;  // n x n: (J^T Mbar J)^+, I - A^+ A (27)
     int fbar = 0, kbar = 0, pdd = 0;     // d: fbar_i (17b), kbar_i (20b), p_i'' (24)
+    // The successor of largest index (-1: none): the first in the backward pass to add to
+    // Mbar_i and fbar_i, which the planar pass then starts from M_i and f_i.
+    int last_child = -1;
   };
   Block At(int offset, int rows, int cols) { return Block(pool_.data() + offset, rows, cols); }
   ConstBlock Const(int offset, int rows, int cols) const {
