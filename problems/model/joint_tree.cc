@@ -34,7 +34,11 @@ JointTreeDae::JointTreeDae(std::vector<TreeBody> bodies, std::vector<TreeForce> 
       dimension_(dimension),
       inertia_(std::move(inertia)),
       closure_(std::move(closure)) {
-  for (const TreeBody& b : bodies_) num_velocities_ += b.d;
+  forces_in_state_layout_ = !spatial();
+  for (const TreeBody& b : bodies_) {
+    if (b.p_offset != num_velocities_) forces_in_state_layout_ = false;
+    num_velocities_ += b.d;
+  }
   force_bodies_.reserve(bodies_.size());
   for (size_t i = 0; i < bodies_.size(); ++i)
     force_bodies_.push_back({bodies_[i].p_offset, bodies_[i].d, mass_blocks_[i](0, 0)});
@@ -178,7 +182,11 @@ void JointTreeDae::CalcPlanarTreeState(TreeWorkspace& ws, double t, ConstVectorR
     s.J[i] = -jm.B;   //      J_i = -dr_i/dq_i
     s.k2[i] = -jm.c;  //      k_i^(II)
   }
-  CalcAppliedForces(t, s.p, s.pv, ws.forces_all);  // f_i of (11)
+  if (forces_in_state_layout_) {
+    CalcAppliedForces(t, s.p, s.pv, s.f.flat());  // f_i of (11)
+    return;
+  }
+  CalcAppliedForces(t, s.p, s.pv, ws.forces_all);
   for (int i = 0; i < num_bodies(); ++i)
     s.f[i] = ws.forces_all.segment(bodies_[i].p_offset, bodies_[i].d);
 }

@@ -152,6 +152,10 @@ class BodyBlocks {
     data_.resize(data_.size() + static_cast<size_t>(rows) * cols, 0.0);
   }
   int size() const { return static_cast<int>(slots_.size()); }
+  /// Every block's entries, one after the other in tree order.
+  Eigen::Map<Eigen::VectorXd> flat() {
+    return Eigen::Map<Eigen::VectorXd>(data_.data(), static_cast<Eigen::Index>(data_.size()));
+  }
   Map operator[](int i) {
     const Slot& s = slots_[i];
     return Map(data_.data() + s.offset, s.rows, s.cols);
@@ -228,7 +232,7 @@ class JointTreeDae final : public MechanicalDae {
   /// f(t, p, p') of (11) in the planar layout, O(N) (force elements one by one); without
   /// gravity and the springs' stiffness when `with_potential` is false (what the applied
   /// power counts).
-  void CalcAppliedForces(double t, const Vector& p, const Vector& pv, Vector& f,
+  void CalcAppliedForces(double t, const Vector& p, const Vector& pv, VectorRef f,
                          bool with_potential = true) const;
   /// The potential of gravity and the springs at absolute coordinates p, O(N).
   double PotentialEnergy(double t, const Vector& p) const;
@@ -343,6 +347,9 @@ class JointTreeDae final : public MechanicalDae {
   int dimension_;
   std::vector<Eigen::Matrix3d> inertia_;  // spatial rigid bodies: body-frame inertia
   int num_velocities_ = 0;
+  // Planar, every body's p_offset where TreeState::f holds its block: the force pass then
+  // sums into f itself, without a vector of its own and a pass copying it over.
+  bool forces_in_state_layout_ = false;
   TreeClosure closure_;
   // Closure constraints (joint_tree_closure.cc).
   void CalcCoordinateJacobian(TreeWorkspace& ws, ConstVectorRef q) const;

@@ -26,7 +26,7 @@ void PointMotion(const std::vector<ForceBody>& bodies, int body, const Eigen::Ve
 }
 
 void AddForce(const std::vector<ForceBody>& bodies, int body, const Eigen::Vector2d& arm,
-              const Eigen::Vector2d& force, Vector& f) {
+              const Eigen::Vector2d& force, VectorRef& f) {
   if (body < 0) return;
   const ForceBody& b = bodies[body];
   f.segment<2>(b.p_offset) += force;
@@ -42,7 +42,7 @@ double AngleRate(const std::vector<ForceBody>& bodies, int body, const Vector& x
 // The planar formulation's force elements (model_equations.h) evaluated directly in
 // absolute coordinates: one pass over the elements, O(N) (the planar DAE differentiates its
 // potential one coordinate at a time, O(N^2)). tests/test_recursive.cc checks both agree.
-void JointTreeDae::CalcAppliedForces(double t, const Vector& p, const Vector& pv, Vector& f,
+void JointTreeDae::CalcAppliedForces(double t, const Vector& p, const Vector& pv, VectorRef f,
                                      bool with_potential) const {
   f.setZero();
   Eigen::Vector2d xa, xva, arma, xb, xvb, armb;
