@@ -9,7 +9,6 @@ RecursiveFormalism::RecursiveFormalism(const JointTreeDae& dae, double rank_tole
     : dae_(dae),
       scratch_(dae.MakeTreeStateScratch()),
       rank_tolerance_(rank_tolerance),
-      state_(dae.MakeState()),
       inverses_(inverses) {
   const int nb = dae.num_bodies();
   slots_.resize(nb);
@@ -27,7 +26,7 @@ RecursiveFormalism::RecursiveFormalism(const JointTreeDae& dae, double rank_tole
     s.q_offset = b.q_offset;
     s.d = b.d;
     s.n = b.n;
-    s.dp = static_cast<int>(state_.H[i].cols());
+    s.dp = b.parent < 0 ? 0 : dae.bodies()[b.parent].d;  // H_i is d x d_parent (9)
     // What every evaluation reads first and together; the blocks of the forward recursion
     // (24) and the residual (25), (26) only where they are formed (not with `inverses`): a
     // planar rigid body then takes 16 doubles instead of 29, and the recursions stream
@@ -46,6 +45,7 @@ RecursiveFormalism::RecursiveFormalism(const JointTreeDae& dae, double rank_tole
   skipped_.assign(nb, 0);
   rank_.assign(nb, 0);
   planar_ = planar_kernels && inverses_ && PlanarOneCoordinateTree();
+  state_ = planar_ ? dae.MakeCompactPlanarState() : dae.MakeState();  // the planar passes: H
 }
 
 int RecursiveFormalism::PseudoInverse(const BodyMatrix& a, double scale, Block a_plus) {

@@ -61,6 +61,20 @@ inline double ProjectedMass(const double* j, const double* mbar) {
   return Dot(t, j);
 }
 
+// H_i from the compact state (TreeState::planar_arms): -[1 0 h0; 0 1 h1; 0 0 1] with its
+// zeros negated, the very entries CalcPlanarTreeState would have stored, column-major.
+inline void PlanarH(const double* arms, double* h) {
+  h[0] = -1.0;
+  h[1] = -0.0;
+  h[2] = -0.0;
+  h[3] = -0.0;
+  h[4] = -1.0;
+  h[5] = -0.0;
+  h[6] = arms[0];
+  h[7] = arms[1];
+  h[8] = -1.0;
+}
+
 }  // namespace
 
 bool RecursiveFormalism::PlanarOneCoordinateTree() const {
@@ -107,7 +121,8 @@ void RecursiveFormalism::BackwardPlanar() {
     for (int c = 0; c < 3; ++c)
       for (int r = 0; r < 3; ++r) proj[r + 3 * c] = (r == c ? 1.0 : 0.0) - p2[r + 3 * c];
     if (b.parent < 0) continue;
-    const double* H = state_.H[i].data();
+    double H[9];
+    PlanarH(state_.planar_arms.data() + 2 * i, H);
     // (17a): Mbar_parent += H^T (Mbar proj) H.
     double reduced[9], left[9];
     Product(mbar, proj, reduced);
@@ -138,7 +153,12 @@ bool RecursiveFormalism::FullRankAccelerationsPlanar(VectorRef qdd) {
     const double* mbar = pool_.data() + b.mbar;
     const double* fbar = pool_.data() + b.fbar;
     const double* parent_pdd = b.parent >= 0 ? pool_.data() + slots_[b.parent].pdd : nullptr;
-    const double* H = b.parent >= 0 ? state_.H[j].data() : nullptr;
+    double h_block[9];
+    const double* H = nullptr;
+    if (b.parent >= 0) {
+      PlanarH(state_.planar_arms.data() + 2 * j, h_block);
+      H = h_block;
+    }
     // e = J^T (Mbar (k + H p_parent'') + fbar), the right-hand side of (25a).
     double w[3], u[3];
     for (int k = 0; k < 3; ++k) w[k] = H ? k2[k] + RowCol(H, k, parent_pdd, 0) : k2[k];

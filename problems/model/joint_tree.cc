@@ -6,6 +6,7 @@
 #include "problems/model/joint_tree.h"
 
 #include <cmath>
+#include <stdexcept>
 
 #include "problems/core/parameters.h"
 #include "problems/model/body_motion.h"
@@ -64,7 +65,16 @@ void JointTreeDae::KeepOnlyReferencedForces() {
   forces_ = std::move(kept);
 }
 
-TreeState JointTreeDae::MakeState() const {
+TreeState JointTreeDae::MakeState() const { return MakeStateWith(/*compact_planar=*/false); }
+
+TreeState JointTreeDae::MakeCompactPlanarState() const {
+  for (const TreeBody& b : bodies_)
+    if (spatial() || b.d != 3)
+      throw std::logic_error("JointTreeDae: a compact planar state needs planar rigid bodies");
+  return MakeStateWith(/*compact_planar=*/true);
+}
+
+TreeState JointTreeDae::MakeStateWith(bool compact_planar) const {
   TreeState s;
   const int nb = num_bodies(), np = num_absolute();
   s.p.setZero(np);
@@ -76,14 +86,17 @@ TreeState JointTreeDae::MakeState() const {
     j += b.d * b.n;
     m += b.d * b.d;
   }
-  s.H.Reserve(nb, h);
+  if (compact_planar)
+    s.planar_arms.assign(2 * static_cast<size_t>(nb), 0.0);
+  else
+    s.H.Reserve(nb, h);
   s.J.Reserve(nb, j);
   s.M.Reserve(nb, m);
   s.k2.Reserve(nb, num_velocities_);
   s.f.Reserve(nb, num_velocities_);
   for (int i = 0; i < nb; ++i) {
     const TreeBody& b = bodies_[i];
-    s.H.Append(b.d, b.parent < 0 ? 0 : bodies_[b.parent].d);
+    if (!compact_planar) s.H.Append(b.d, b.parent < 0 ? 0 : bodies_[b.parent].d);
     s.J.Append(b.d, b.n);
     s.M.Append(b.d, b.d);
     s.M[i] = mass_blocks_[i];  // constant in absolute coordinates
@@ -136,7 +149,8 @@ TreeStateScratch::~TreeStateScratch() = default;
 TreeStateScratch JointTreeDae::MakeTreeStateScratch() const {
   TreeStateScratch scratch;
   scratch.ws_ = std::make_unique<TreeWorkspace>();
-  scratch.ws_->forces_all.setZero(num_absolute_velocities());  // what f is summed into
+  // What f is summed into unless the state's own f is in the layout (CalcPlanarTreeState).
+  if (!forces_in_state_layout_) scratch.ws_->forces_all.setZero(num_absolute_velocities());
   return scratch;
 }
 
@@ -178,7 +192,12 @@ void JointTreeDae::CalcPlanarTreeState(TreeWorkspace& ws, double t, ConstVectorR
                           v.data() + b.q_offset, last, jm);
     s.p.segment(b.p_offset, b.d) = jm.p;
     s.pv.segment(b.p_offset, b.d) = jm.pv;
-    s.H[i] = -jm.A;   // (9): H_i = -dr_i/dp_{pi_i}
+    if (s.planar_arms.empty()) {
+      s.H[i] = -jm.A;  // (9): H_i = -dr_i/dp_{pi_i}
+    } else if (b.parent >= 0) {
+      s.planar_arms[2 * i] = -jm.A(0, 2);
+      s.planar_arms[2 * i + 1] = -jm.A(1, 2);
+    }
     s.J[i] = -jm.B;   //      J_i = -dr_i/dq_i
     s.k2[i] = -jm.c;  //      k_i^(II)
   }
