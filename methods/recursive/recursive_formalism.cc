@@ -44,8 +44,10 @@ RecursiveFormalism::RecursiveFormalism(const JointTreeDae& dae, double rank_tole
   pool_.assign(size, 0.0);
   skipped_.assign(nb, 0);
   rank_.assign(nb, 0);
-  planar_ = planar_kernels && inverses_ && PlanarOneCoordinateTree();
+  planar_ = planar_kernels && inverses_ && PlanarOneCoordinateTree() && PlanarLayoutHolds();
   state_ = planar_ ? dae.MakeCompactPlanarState() : dae.MakeState();  // the planar passes: H
+  if (planar_)
+    for (const Slots& s : slots_) planar_links_.push_back({s.parent, s.last_child});
 }
 
 int RecursiveFormalism::PseudoInverse(const BodyMatrix& a, double scale, Block a_plus) {

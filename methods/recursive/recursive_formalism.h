@@ -137,11 +137,22 @@ class RecursiveFormalism {
   void BackwardPlanar();
   bool FullRankAccelerationsPlanar(VectorRef qdd);
 
+  // What the planar passes read of the tree's links: 8 B a body instead of the 52 of Slots.
+  // Everything else is at a fixed place there: body i's pool blocks at kPlanarBlock * i
+  // (Mbar 9, a_plus 1, fbar 3, p'' 3, as the constructor takes them), its J_i, k_i, f_i
+  // at 3 i, its q_i at i (PlanarLayoutHolds checks it).
+  struct PlanarLinks {
+    int parent = -1, last_child = -1;
+  };
+  static constexpr int kPlanarBlock = 16, kPlanarAPlus = 9, kPlanarFbar = 10, kPlanarPdd = 13;
+  bool PlanarLayoutHolds() const;
+
   const JointTreeDae& dae_;
   TreeStateScratch scratch_;  // CalcTreeState into state_
   double rank_tolerance_;
   TreeState state_;
   std::vector<Slots> slots_;
+  std::vector<PlanarLinks> planar_links_;  // with planar_ only
   std::vector<double> pool_;
   std::vector<char> skipped_;
   std::vector<int> rank_;

@@ -83,33 +83,47 @@ bool RecursiveFormalism::PlanarOneCoordinateTree() const {
   return true;
 }
 
+bool RecursiveFormalism::PlanarLayoutHolds() const {
+  for (int i = 0; i < static_cast<int>(slots_.size()); ++i) {
+    const Slots& s = slots_[i];
+    const int base = kPlanarBlock * i;
+    if (s.mbar != base || s.a_plus != base + kPlanarAPlus || s.fbar != base + kPlanarFbar ||
+        s.pdd != base + kPlanarPdd || s.q_offset != i)
+      return false;
+  }
+  return static_cast<int>(pool_.size()) == kPlanarBlock * static_cast<int>(slots_.size());
+}
+
 // Mbar_i and fbar_i start from M_i and f_i (K_i = I) where they are first touched: a leaf
 // copies them, the successor of largest index (the first in this pass) adds its (17a,b) terms
 // to them. At N = 1e5 a separate pass over every body for the copies streamed 192 B a body
 // more; the sums are the same, M_i + first term + next term ..., to the bit.
 void RecursiveFormalism::BackwardPlanar() {
+  const double* J_all = state_.J.data();
+  const double* k2_all = state_.k2.data();
+  const double* f_all = state_.f.data();
   for (int i = dae_.num_bodies() - 1; i >= 0; --i) {
-    const Slots& b = slots_[i];
+    const PlanarLinks& b = planar_links_[i];
+    double* block = pool_.data() + kPlanarBlock * i;
     if (b.last_child < 0) {
       const double* m = state_.M[i].data();
-      const double* f = state_.f[i].data();
-      for (int k = 0; k < 9; ++k) pool_[b.mbar + k] = m[k];
-      for (int k = 0; k < 3; ++k) pool_[b.fbar + k] = f[k];
+      for (int k = 0; k < 9; ++k) block[k] = m[k];
+      for (int k = 0; k < 3; ++k) block[kPlanarFbar + k] = f_all[3 * i + k];
     }
-    const double* J = state_.J[i].data();
+    const double* J = J_all + 3 * i;
     double mbar[9];
-    for (int k = 0; k < 9; ++k) mbar[k] = pool_[b.mbar + k];
+    for (int k = 0; k < 9; ++k) mbar[k] = block[k];
     const double a = ProjectedMass(J, mbar);
     double a_plus;
     if (a <= 0.0) {  // LLT's test: not positive definite, the pseudo-inverse's rank decision
       const BodyMatrix j_block = state_.J[i];
       const double scale = dae_.mass_scale() * (1.0 + j_block.squaredNorm());
       rank_[i] = PseudoInverse(BodyMatrix::Constant(1, 1, a), scale, APlus(i));
-      a_plus = pool_[b.a_plus];
+      a_plus = block[kPlanarAPlus];
     } else {  // Cholesky a = L L, then L L a_plus = 1 by two triangular solves (Eigen's)
       const double r = 1.0 / std::sqrt(a);
       a_plus = r * r;
-      pool_[b.a_plus] = a_plus;
+      block[kPlanarAPlus] = a_plus;
       rank_[i] = 1;
     }
     // I - ((J a_plus) J^T) Mbar, the projector of (17a,b).
@@ -127,32 +141,36 @@ void RecursiveFormalism::BackwardPlanar() {
     double reduced[9], left[9];
     Product(mbar, proj, reduced);
     TransposeProduct(H, reduced, left);
-    const bool first = slots_[b.parent].last_child == i;
-    double* parent_mbar = pool_.data() + slots_[b.parent].mbar;
+    const bool first = planar_links_[b.parent].last_child == i;
+    double* parent_block = pool_.data() + kPlanarBlock * b.parent;
+    double* parent_mbar = parent_block;
     const double* mbar_so_far = first ? state_.M[b.parent].data() : parent_mbar;
     for (int c = 0; c < 3; ++c)
       for (int r = 0; r < 3; ++r)
         parent_mbar[r + 3 * c] = mbar_so_far[r + 3 * c] + RowCol(left, r, H, c);
     // (17b): fbar_parent -= H^T (proj^T (fbar + Mbar k)).
-    const double* fbar = pool_.data() + b.fbar;
-    const double* k2 = state_.k2[i].data();
+    const double* fbar = block + kPlanarFbar;
+    const double* k2 = k2_all + 3 * i;
     double carried[3], w[3];
     for (int k = 0; k < 3; ++k) carried[k] = fbar[k] + RowCol(mbar, k, k2, 0);
     for (int k = 0; k < 3; ++k) w[k] = ColCol(proj, k, carried, 0);
-    double* parent_fbar = pool_.data() + slots_[b.parent].fbar;
-    const double* fbar_so_far = first ? state_.f[b.parent].data() : parent_fbar;
+    double* parent_fbar = parent_block + kPlanarFbar;
+    const double* fbar_so_far = first ? f_all + 3 * b.parent : parent_fbar;
     for (int k = 0; k < 3; ++k) parent_fbar[k] = fbar_so_far[k] - ColCol(H, k, w, 0);
   }
 }
 
 bool RecursiveFormalism::FullRankAccelerationsPlanar(VectorRef qdd) {
+  const double* J_all = state_.J.data();
+  const double* k2_all = state_.k2.data();
   for (int j = 0; j < dae_.num_bodies(); ++j) {
-    const Slots& b = slots_[j];
-    const double* J = state_.J[j].data();
-    const double* k2 = state_.k2[j].data();
-    const double* mbar = pool_.data() + b.mbar;
-    const double* fbar = pool_.data() + b.fbar;
-    const double* parent_pdd = b.parent >= 0 ? pool_.data() + slots_[b.parent].pdd : nullptr;
+    const PlanarLinks& b = planar_links_[j];
+    const double* J = J_all + 3 * j;
+    const double* k2 = k2_all + 3 * j;
+    const double* mbar = pool_.data() + kPlanarBlock * j;
+    const double* fbar = mbar + kPlanarFbar;
+    const double* parent_pdd =
+        b.parent >= 0 ? pool_.data() + kPlanarBlock * b.parent + kPlanarPdd : nullptr;
     double h_block[9];
     const double* H = nullptr;
     if (b.parent >= 0) {
@@ -169,9 +187,9 @@ bool RecursiveFormalism::FullRankAccelerationsPlanar(VectorRef qdd) {
     if (a <= 0.0) return false;
     const double l = std::sqrt(a);
     const double q = -((e / l) / l);
-    qdd[b.q_offset] = q;
+    qdd[j] = q;
     // (9): p_j'' = -J_j q_j'' - k_j - H_j p_parent''.
-    double* pdd = pool_.data() + b.pdd;
+    double* pdd = pool_.data() + kPlanarBlock * j + kPlanarPdd;
     for (int k = 0; k < 3; ++k) {
       pdd[k] = -J[k] * q;
       pdd[k] -= k2[k];

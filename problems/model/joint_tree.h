@@ -153,6 +153,7 @@ class BodyBlocks {
   }
   int size() const { return static_cast<int>(slots_.size()); }
   /// Every block's entries, one after the other in tree order.
+  const double* data() const { return data_.data(); }
   Eigen::Map<Eigen::VectorXd> flat() {
     return Eigen::Map<Eigen::VectorXd>(data_.data(), static_cast<Eigen::Index>(data_.size()));
   }
