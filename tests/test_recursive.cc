@@ -4,7 +4,9 @@
 // refusal of assumption (23) violators, and the small mass oscillator's O(m1) limit against
 // an exact matrix-exponential solution of eqs (5) and (6).
 #include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <cstring>
 
 #include <unsupported/Eigen/MatrixFunctions>
 
@@ -13,6 +15,7 @@
 #include "problems/catalogue/model_helpers.h"
 #include "problems/core/problem.h"
 #include "problems/model/joint_tree.h"
+#include "problems/model/joint_tree_internal.h"
 #include "problems/model/model_problem.h"
 #include "tests/run_spec.h"
 
@@ -223,6 +226,49 @@ TEST_CASE("joint-tree: the absolute coordinates of any joint state satisfy the j
       CHECK(phi.lpNorm<Eigen::Infinity>() < 1e-13);
       CHECK(rate.lpNorm<Eigen::Infinity>() < 1e-13);
     }
+  }
+}
+
+TEST_CASE("joint-tree: the rigid revolute joint map equals the general one bit for bit",
+          "[recursive]") {
+  // CalcTreeState takes the scalar path for a rigid body on a revolute joint
+  // (CalcRigidRevoluteMotion) and the general joint map otherwise; body by body, the
+  // general map from the same predecessor state must give the very same bits, signed zeros
+  // included (the recursions multiply them).
+  auto same_bits = [](const auto& x, const auto& y) {
+    if (x.size() != y.size()) return false;
+    for (Eigen::Index k = 0; k < x.size(); ++k)
+      if (std::memcmp(&x.data()[k], &y.data()[k], sizeof(double)) != 0) return false;
+    return true;
+  };
+  const Problem chain =
+      BuildProblem("pendulum_chain", ParameterSet(std::map<std::string, std::string>{{"N", "6"}}));
+  const Problem branched = BranchedPlanarTree();
+  for (const Problem* p : {&chain, &branched}) {
+    const JointTreeDae& dae = Tree(*p);
+    auto ws = dae.MakeWorkspace();
+    int fast = 0;
+    for (unsigned seed = 1; seed <= 3; ++seed) {
+      std::srand(seed);
+      const Vector q = 2.0 * Vector::Random(p->n()), v = Vector::Random(p->n());
+      TreeState s = dae.MakeState();
+      dae.CalcTreeState(*ws, 0.2, q, v, s);
+      for (int i = 0; i < dae.num_bodies(); ++i) {
+        const TreeBody& b = dae.bodies()[i];
+        fast += IsRigidRevolute(dae.bodies(), b);
+        JointMotion jm;
+        LastPlanarRotation none;
+        CalcPlanarJointMotion(dae.bodies(), b, s.p.data(), s.pv.data(), q.data() + b.q_offset,
+                              v.data() + b.q_offset, none, jm);
+        CAPTURE(i);
+        CHECK(same_bits(jm.p, s.p.segment(b.p_offset, b.d).eval()));
+        CHECK(same_bits(jm.pv, s.pv.segment(b.p_offset, b.d).eval()));
+        CHECK(same_bits(BodyMatrix(-jm.A), BodyMatrix(s.H[i])));
+        CHECK(same_bits(BodyMatrix(-jm.B), BodyMatrix(s.J[i])));
+        CHECK(same_bits(BodyVector(-jm.c), BodyVector(s.k2[i])));
+      }
+    }
+    CHECK(fast > 0);  // the scalar path ran
   }
 }
 

@@ -182,12 +182,45 @@ void JointTreeDae::PositionState(TreeWorkspace& ws, ConstVectorRef q) const {
   CalcTreeState(ws, 0.0, q, ws.zero_v, ws.state);
 }
 
+void JointTreeDae::StoreRigidRevolute(int i, double q, double qv, LastPlanarRotation& last,
+                                      TreeState& s) const {
+  const TreeBody& b = bodies_[i];
+  RigidRevoluteMotion m;
+  CalcRigidRevoluteMotion(bodies_, b, s.p.data(), s.pv.data(), q, qv, last, m);
+  for (int k = 0; k < 3; ++k) {
+    s.p[b.p_offset + k] = m.p[k];
+    s.pv[b.p_offset + k] = m.pv[k];
+  }
+  double* j = s.J[i].data();
+  j[0] = m.j[0];
+  j[1] = m.j[1];
+  j[2] = -1.0;
+  double* k2 = s.k2[i].data();
+  k2[0] = m.k[0];
+  k2[1] = m.k[1];
+  k2[2] = -0.0;              // -c with c_2 = 0
+  if (b.parent < 0) return;  // H_i has no columns
+  if (!s.planar_arms.empty()) {
+    s.planar_arms[2 * i] = m.h[0];
+    s.planar_arms[2 * i + 1] = m.h[1];
+    return;
+  }
+  // -[1 0 dx; 0 1 dy; 0 0 1], column-major, every entry negated as -A is.
+  const double h[9] = {-1.0, -0.0, -0.0, -0.0, -1.0, -0.0, m.h[0], m.h[1], -1.0};
+  double* out = s.H[i].data();
+  for (int k = 0; k < 9; ++k) out[k] = h[k];
+}
+
 void JointTreeDae::CalcPlanarTreeState(TreeWorkspace& ws, double t, ConstVectorRef q,
                                        ConstVectorRef v, TreeState& s) const {
   JointMotion& jm = ws.motion;
   LastPlanarRotation last;
   for (int i = 0; i < num_bodies(); ++i) {
     const TreeBody& b = bodies_[i];
+    if (IsRigidRevolute(bodies_, b)) {
+      StoreRigidRevolute(i, q[b.q_offset], v[b.q_offset], last, s);
+      continue;
+    }
     CalcPlanarJointMotion(bodies_, b, s.p.data(), s.pv.data(), q.data() + b.q_offset,
                           v.data() + b.q_offset, last, jm);
     s.p.segment(b.p_offset, b.d) = jm.p;

@@ -194,6 +194,7 @@ struct TreeState {
 };
 
 struct TreeWorkspace;
+struct LastPlanarRotation;
 
 /// Scratch for JointTreeDae::CalcTreeState into a state the caller holds (MakeState), and
 /// for nothing else: no tree state of its own, no closure blocks. The recursive formalism
@@ -339,6 +340,8 @@ class JointTreeDae final : public MechanicalDae {
   Eigen::Matrix3d GlobalInertia(int i, const Eigen::Matrix3d& R) const;
   void FramesToLayout(const std::vector<SpatialFrame>& frames, VectorRef p, VectorRef pv) const;
   TreeState MakeStateWith(bool compact_planar) const;
+  // CalcPlanarTreeState's body i when IsRigidRevolute (joint_tree_internal.h).
+  void StoreRigidRevolute(int i, double q, double qv, LastPlanarRotation& last, TreeState& s) const;
   // Planar: drops the TreeForce of every spring and damper (its ForceElement has it all)
   // and points the elements' `source` at the ones kept.
   void KeepOnlyReferencedForces();

@@ -88,6 +88,20 @@ struct LastPlanarRotation {
 void CalcPlanarJointMotion(const std::vector<TreeBody>& bodies, const TreeBody& b, const double* p,
                            const double* pv, const double* q, const double* qv,
                            LastPlanarRotation& last, JointMotion& out);
+/// The joint map of a rigid body on a revolute joint whose predecessor is rigid or the
+/// ground (most planar trees: every pendulum chain), in scalars: p_i, p_i' (3 each), the
+/// entries of (9) that vary, J_i = (j[0], j[1], -1), k_i = (k[0], k[1], -0.0) and the
+/// third column of H_i (h[0], h[1], -1; the rest that of -I, zeros negated: -0.0).
+struct RigidRevoluteMotion {
+  double p[3], pv[3], j[2], k[2], h[2];
+};
+bool IsRigidRevolute(const std::vector<TreeBody>& bodies, const TreeBody& b);
+/// The same operations in the same order as CalcPlanarJointMotion (tests/test_recursive.cc
+/// compares them to the bit), without its blocks of run-time size, which cost more than
+/// the joint's arithmetic. Hands on `last` as CalcPlanarJointMotion does.
+void CalcRigidRevoluteMotion(const std::vector<TreeBody>& bodies, const TreeBody& b,
+                             const double* p, const double* pv, double q, double qv,
+                             LastPlanarRotation& last, RigidRevoluteMotion& out);
 /// Planar trees: the inverse of (7), (8) body by body, from the absolute coordinates
 /// p, p' (planar layout) or straight from body motions aligned with the model. A distance
 /// joint's link angle is taken within pi of the value q holds on entry.

@@ -190,6 +190,52 @@ void CalcPlanarJointMotion(const std::vector<TreeBody>& bodies, const TreeBody& 
   last.rotation = own;
 }
 
+bool IsRigidRevolute(const std::vector<TreeBody>& bodies, const TreeBody& b) {
+  return b.joint == TreeJointKind::kRevolute && b.d == 3 &&
+         (b.parent < 0 || bodies[b.parent].d == 3);
+}
+
+// JointKinematics' revolute case entry by entry (Perp(u) = (-u_y, u_x), Eigen's scalar
+// times vector as scalar products; its expressions evaluated left to right as there).
+void CalcRigidRevoluteMotion(const std::vector<TreeBody>& bodies, const TreeBody& b,
+                             const double* p, const double* pv, double q, double qv,
+                             LastPlanarRotation& last, RigidRevoluteMotion& out) {
+  const ParentPose a = PoseOf(bodies, b.parent, p, pv, &last);
+  const Eigen::Vector2d ua = ParentArm(a, b);
+  const double wa = a.omega;
+  double x0 = a.x.x() + ua.x(), x1 = a.x.y() + ua.y();
+  double xv0 = a.xv.x() + wa * -ua.y(), xv1 = a.xv.y() + wa * ua.x();
+  const double wa2 = -wa * wa;
+  double c0 = wa2 * ua.x(), c1 = wa2 * ua.y();
+  double dx0 = -ua.y(), dx1 = ua.x();
+  const double theta = a.angle + q, omega = wa + qv;
+  const PlanarRotation own = RotationOf(theta);
+  const Eigen::Vector2d ub = Rotate(own, b.s_b);
+  x0 -= ub.x();
+  x1 -= ub.y();
+  xv0 -= omega * -ub.y();
+  xv1 -= omega * ub.x();
+  const double w2 = omega * omega;
+  c0 += w2 * ub.x();
+  c1 += w2 * ub.y();
+  dx0 -= -ub.y();
+  dx1 -= ub.x();
+  out.p[0] = x0;
+  out.p[1] = x1;
+  out.p[2] = theta;
+  out.pv[0] = xv0;
+  out.pv[1] = xv1;
+  out.pv[2] = omega;
+  out.j[0] = -(-(-ub.y()));  // J = -B, B's column -Perp(ub) = (-(-ub_y), -ub_x)
+  out.j[1] = -(-ub.x());
+  out.k[0] = -c0;
+  out.k[1] = -c1;
+  out.h[0] = -dx0;
+  out.h[1] = -dx1;
+  last.body = static_cast<int>(&b - bodies.data());
+  last.rotation = own;
+}
+
 void PlanarJointCoordinatesFromAbsolute(const std::vector<TreeBody>& bodies, const Vector& p,
                                         const Vector& pv, Vector& q, Vector& v) {
   JointCoordinatesOfPoses(
