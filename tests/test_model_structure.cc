@@ -229,15 +229,7 @@ TEST_CASE("torsional spring-dampers and angle drivers mean the same in the plana
   m.bodies = {l1, l2};
   m.joints = {Joint("O", JointKind::kRevolute, "ground", P(0, 0), "link1", P(-0.5, 0)),
               Joint("A", JointKind::kRevolute, "link1", P(0.5, 0), "link2", P(-0.5, 0))};
-  ForceDescription spring;
-  spring.name = "spring_A";
-  spring.kind = ForceKind::kTorsionalSpring;
-  spring.body_a = "link1";
-  spring.body_b = "link2";
-  spring.stiffness = 3.0;
-  spring.damping = 0.7;
-  spring.rest_length = 0.2;
-  m.forces = {spring};
+  m.forces = {TorsionalSpring("spring_A", "link1", "link2", 3.0, 0.7, 0.2)};
   const double kinetic = 0.5 * (0.25 + 4.0) + (1.0 + 4.0) / 24.0;
   for (const std::string formulation : {"planar", "euler-parameters"}) {
     INFO(formulation);

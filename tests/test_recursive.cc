@@ -102,14 +102,7 @@ Problem BranchedPlanarTree() {
               Joint("J4", JointKind::kPrismatic, "trunk", P(0, 0), "twig", P(0, 0)),
               Joint("J5", JointKind::kRevolute, "left", P(0.5, 0), "leaf", P(-0.5, 0))};
   m.joints[3].axis_a = P(1, 0);
-  ForceDescription damper;
-  damper.name = "damper";
-  damper.kind = ForceKind::kTorsionalSpring;
-  damper.body_a = "trunk";
-  damper.body_b = "right";
-  damper.stiffness = 3.0;
-  damper.damping = 0.5;
-  m.forces = {damper, Gravity(P(0, -9.81))};
+  m.forces = {TorsionalSpring("damper", "trunk", "right", 3.0, 0.5), Gravity(P(0, -9.81))};
   m.outputs = {Output("leaf_x", OutputKind::kPointX, "leaf")};
   m.default_methods = {"recursive"};
   return BuildModelProblem(m, "branched_planar_tree");

@@ -74,16 +74,10 @@ std::shared_ptr<ModelStructure> Structure(const DoublePendulumEquations& eq, con
   m.joints = {Joint("O", JointKind::kRevolute, "ground", P(0, 0), "link1", P(0, half)),
               Joint("A", JointKind::kRevolute, "link1", P(0, -half), "link2", P(0, half))};
   m.forces.push_back(Gravity(P(0, -eq.gravity)));
-  for (int i = 0; i < 2; ++i) {
-    ForceDescription spring;
-    spring.name = "spring" + std::to_string(i + 1);
-    spring.kind = ForceKind::kTorsionalSpring;
-    spring.body_a = i == 0 ? "ground" : "link1";
-    spring.body_b = "link" + std::to_string(i + 1);
-    spring.stiffness = eq.stiffness;
-    spring.damping = eq.damping;
-    m.forces.push_back(spring);
-  }
+  for (int i = 0; i < 2; ++i)
+    m.forces.push_back(TorsionalSpring("spring" + std::to_string(i + 1),
+                                       i == 0 ? "ground" : "link1", "link" + std::to_string(i + 1),
+                                       eq.stiffness, eq.damping));
   return HandWrittenStructure(m, true,
                               {OwnedRows(ConstraintRows::Owner::kJoint, 0, "O", 0, 2),
                                OwnedRows(ConstraintRows::Owner::kJoint, 1, "A", 2, 2)},

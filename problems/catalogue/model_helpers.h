@@ -47,6 +47,21 @@ inline ForceDescription Gravity(const Eigen::Vector3d& g) {
   return f;
 }
 
+/// A planar torsional spring-damper on theta_b - theta_a (rest angle `rest`).
+inline ForceDescription TorsionalSpring(const std::string& name, const std::string& a,
+                                        const std::string& b, double stiffness, double damping,
+                                        double rest = 0.0) {
+  ForceDescription f;
+  f.name = name;
+  f.kind = ForceKind::kTorsionalSpring;
+  f.body_a = a;
+  f.body_b = b;
+  f.stiffness = stiffness;
+  f.damping = damping;
+  f.rest_length = rest;
+  return f;
+}
+
 inline OutputDescription Output(const std::string& name, OutputKind kind, const std::string& body,
                                 const Eigen::Vector3d& point = Eigen::Vector3d::Zero()) {
   OutputDescription o;

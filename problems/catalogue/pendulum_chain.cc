@@ -42,13 +42,8 @@ Problem Build(const ParameterSet& p) {
     const Eigen::Vector3d pa = previous == "ground" ? P(0, 0) : P(0.5, 0);
     m.joints.push_back(
         Joint("J" + std::to_string(k), JointKind::kRevolute, previous, pa, name, P(-0.5, 0)));
-    ForceDescription damper;
-    damper.name = "damper" + std::to_string(k);
-    damper.kind = ForceKind::kTorsionalSpring;
-    damper.body_a = previous;
-    damper.body_b = name;
-    damper.damping = damping;
-    m.forces.push_back(damper);
+    m.forces.push_back(
+        TorsionalSpring("damper" + std::to_string(k), previous, name, /*stiffness=*/0.0, damping));
     previous = name;
   }
   m.forces.push_back(Gravity(P(0, -p.GetDouble("g"))));
