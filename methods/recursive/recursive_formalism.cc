@@ -45,7 +45,8 @@ RecursiveFormalism::RecursiveFormalism(const JointTreeDae& dae, double rank_tole
   skipped_.assign(nb, 0);
   rank_.assign(nb, 0);
   planar_ = planar_kernels && inverses_ && PlanarOneCoordinateTree() && PlanarLayoutHolds();
-  state_ = planar_ ? dae.MakeCompactPlanarState() : dae.MakeState();  // the planar passes: H
+  // The planar passes read H_i in the compact form (TreeState::planar_arms).
+  state_ = planar_ ? dae.MakeCompactPlanarState() : dae.MakeState();
   if (planar_)
     for (const Slots& s : slots_) planar_links_.push_back({s.parent, s.last_child});
 }

@@ -40,8 +40,8 @@ Eigen::Vector2d ParentArm(const ParentPose& a, const TreeBody& b) {
   return a.has_angle ? Rotate(a.rotation, b.s_a) : b.s_a;
 }
 
-// Returns R(theta_b) where the joint computed it (revolute; prismatic on a rigid body),
-// else nothing (has_own false).
+// Also gives R(theta_b) in `own` where the joint computes it (revolute; prismatic on a
+// rigid body); has_own false otherwise.
 void JointKinematics(const TreeBody& b, const ParentPose& a, const double* q, const double* qv,
                      JointMotion& out, PlanarRotation& own, bool& has_own) {
   has_own = false;
