@@ -108,6 +108,43 @@ Problem BranchedPlanarTree() {
   return BuildModelProblem(m, "branched_planar_tree");
 }
 
+// A planar tree of point masses (d_i = 2): three on distance joints in a chain, a fourth
+// sliding on the second's prismatic joint, a translational spring-damper across the chain.
+Problem PointMassTree() {
+  ModelDescription m;
+  m.title = "point-mass tree";
+  m.dimension = 2;
+  m.formulation = "joint-tree";
+  const double x[] = {1.0, 2.0, 3.0, 2.5};
+  const char* names[] = {"m1", "m2", "m3", "m4"};
+  for (int k = 0; k < 4; ++k) {
+    BodyDescription b;
+    b.name = names[k];
+    b.kind = BodyKind::kPointMass;
+    b.mass = 0.5 + 0.3 * k;
+    b.position = P(x[k], 0.0);
+    m.bodies.push_back(b);
+  }
+  m.joints = {Joint("L1", JointKind::kDistance, "ground", P(0, 0), "m1", P(0, 0)),
+              Joint("L2", JointKind::kDistance, "m1", P(0, 0), "m2", P(0, 0)),
+              Joint("L3", JointKind::kDistance, "m2", P(0, 0), "m3", P(0, 0)),
+              Joint("S", JointKind::kPrismatic, "m2", P(0, 0), "m4", P(0, 0))};
+  for (int k = 0; k < 3; ++k) m.joints[k].length = 1.0;
+  m.joints[3].axis_a = P(1, 0);
+  ForceDescription spring;
+  spring.name = "spring";
+  spring.kind = ForceKind::kSpringDamper;
+  spring.body_a = "m1";
+  spring.body_b = "m3";
+  spring.stiffness = 20.0;
+  spring.damping = 0.3;
+  spring.rest_length = 1.5;
+  m.forces = {spring, Gravity(P(0, -9.81))};
+  m.outputs = {Output("m3_x", OutputKind::kPointX, "m3")};
+  m.default_methods = {"recursive"};
+  return BuildModelProblem(m, "point_mass_tree");
+}
+
 }  // namespace
 
 TEST_CASE("joint-tree: the O(N) forces, energy, power and momenta equal the planar formulation's",
@@ -497,12 +534,14 @@ TEST_CASE("recursive: the planar fixed-size passes equal the general ones bit fo
                                    {"pendulum_chain", {{"N", "10"}, {"massless_every", "3"}}},
                                    {"pendulum_chain", {{"N", "9"}, {"massless_every", "3"}}},
                                    {"pendulum_chain", {{"N", "2"}}},
-                                   {"branched", {}}};
+                                   {"branched", {}},
+                                   {"point masses", {}}};
   for (const Case& c : cases) {
     ParameterSet params;
     for (const auto& [key, value] : c.params) params.Set(key, value);
-    const Problem p =
-        c.problem == "branched" ? BranchedPlanarTree() : BuildProblem(c.problem, params);
+    const Problem p = c.problem == "branched"       ? BranchedPlanarTree()
+                      : c.problem == "point masses" ? PointMassTree()
+                                                    : BuildProblem(c.problem, params);
     const JointTreeDae& dae = Tree(p);
     RecursiveFormalism planar(dae, 1e-10, /*inverses=*/true);
     RecursiveFormalism general(dae, 1e-10, /*inverses=*/true, /*planar_kernels=*/false);

@@ -44,9 +44,10 @@ RecursiveFormalism::RecursiveFormalism(const JointTreeDae& dae, double rank_tole
   pool_.assign(size, 0.0);
   skipped_.assign(nb, 0);
   rank_.assign(nb, 0);
-  planar_ = planar_kernels && inverses_ && PlanarOneCoordinateTree() && PlanarLayoutHolds();
-  // The planar passes read H_i in the compact form (TreeState::planar_arms).
-  state_ = planar_ ? dae.MakeCompactPlanarState() : dae.MakeState();
+  const int d = planar_kernels && inverses_ ? PlanarDimension() : 0;
+  planar_ = d != 0 && PlanarLayoutHolds(d) ? d : 0;
+  // The rigid bodies' planar passes read H_i in the compact form (TreeState::planar_arms).
+  state_ = planar_ == 3 ? dae.MakeCompactPlanarState() : dae.MakeState();
   if (planar_)
     for (const Slots& s : slots_) planar_links_.push_back({s.parent, s.last_child});
 }

@@ -73,7 +73,7 @@ class RecursiveFormalism {
   int rank(int i) const { return rank_[i]; }         // r_i
   const TreeState& state() const { return state_; }
   /// True when the fixed-size planar passes run (the constructor's `planar_kernels`).
-  bool planar_kernels() const { return planar_; }
+  bool planar_kernels() const { return planar_ != 0; }
   const JointTreeDae& dae() const { return dae_; }
   /// Absolute accelerations p_j'' of (24a,b) (valid for bodies not skipped).
   ConstColumn absolute_acceleration(int j) const { return ConstCol(slots_[j].pdd, slots_[j].d); }
@@ -130,22 +130,33 @@ class RecursiveFormalism {
   void SkippedPredecessorTerm(int j, BodyVector& e) const;
   // (24a,b): p_j'' of a body that is not skipped.
   void ForwardAcceleration(int j);
-  // Every body planar and rigid (d = 3) on a one-coordinate joint (n = 1).
-  bool PlanarOneCoordinateTree() const;
+  // d when every body is planar of that size on a one-coordinate joint (n = 1): 3 rigid
+  // bodies, 2 point masses; 0 otherwise.
+  int PlanarDimension() const;
   // The reverse loop of Backward and FullRankAccelerations for such a tree, with
-  // `inverses` (recursive_formalism_planar.cc).
+  // `inverses` (recursive_formalism_planar.cc), at d = planar_.
   void BackwardPlanar();
   bool FullRankAccelerationsPlanar(VectorRef qdd);
+  template <int D>
+  void BackwardPlanarOf();
+  template <int D>
+  bool FullRankAccelerationsPlanarOf(VectorRef qdd);
+  template <int D>
+  void PlanarHOf(int i, double* h) const;
 
   // What the planar passes read of the tree's links: 8 B a body instead of the 52 of Slots.
-  // Everything else is at a fixed place there: body i's pool blocks at kPlanarBlock * i
-  // (Mbar 9, a_plus 1, fbar 3, p'' 3, as the constructor takes them), its J_i, k_i, f_i
-  // at 3 i, its q_i at i (PlanarLayoutHolds checks it).
+  // Everything else is at a fixed place there: body i's pool blocks at block * i (Mbar
+  // d x d, a_plus 1, fbar d, p'' d, as the constructor takes them), its J_i, k_i, f_i at
+  // d i, its q_i at i (PlanarLayoutHolds checks it).
   struct PlanarLinks {
     int parent = -1, last_child = -1;
   };
-  static constexpr int kPlanarBlock = 16, kPlanarAPlus = 9, kPlanarFbar = 10, kPlanarPdd = 13;
-  bool PlanarLayoutHolds() const;
+  struct PlanarLayout {
+    constexpr explicit PlanarLayout(int d)
+        : block(d * d + 1 + 2 * d), a_plus(d * d), fbar(d * d + 1), pdd(d * d + 1 + d) {}
+    int block, a_plus, fbar, pdd;
+  };
+  bool PlanarLayoutHolds(int d) const;
 
   const JointTreeDae& dae_;
   TreeStateScratch scratch_;  // CalcTreeState into state_
@@ -157,7 +168,7 @@ class RecursiveFormalism {
   std::vector<char> skipped_;
   std::vector<int> rank_;
   bool inverses_;
-  bool planar_ = false;  // the fixed-size passes (PlanarOneCoordinateTree, with inverses)
+  int planar_ = 0;  // d of the fixed-size passes (PlanarDimension, with inverses); 0: none
   Eigen::SelfAdjointEigenSolver<BodyMatrix> eigen_;
   Eigen::LLT<BodyMatrix> llt_;
 };
