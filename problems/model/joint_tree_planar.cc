@@ -226,8 +226,8 @@ void CalcRigidRevoluteMotion(const std::vector<TreeBody>& bodies, const TreeBody
   out.pv[0] = xv0;
   out.pv[1] = xv1;
   out.pv[2] = omega;
-  out.j[0] = -(-(-ub.y()));  // J = -B, B's column -Perp(ub) = (-(-ub_y), -ub_x)
-  out.j[1] = -(-ub.x());
+  out.j[0] = -ub.y();  // J = -B = Perp(ub) (negations are exact)
+  out.j[1] = ub.x();
   out.k[0] = -c0;
   out.k[1] = -c1;
   out.h[0] = -dx0;
