@@ -1,10 +1,10 @@
 // The observer that turns accepted steps into the metrics of docs/design.md: constraint
 // residuals at position, velocity and acceleration level, the energy balance
-// E(t) - E(0) - W_ext(t) (W_ext = integral of the applied power, Simpson's rule over the
-// accepted steps), error against a reference (in q and in the named outputs), linear and
-// angular momentum (where the DAE reports them), multipliers, outputs and final state at
-// t_end, and an optional time series. It can also watch a stability band (the growth
-// criterion of the stability search) and stop the run when it is left.
+// E(t) - E(0) - W_ext(t) (W_ext = integral of the applied power, Gauss-Legendre quadrature
+// along the quintic Hermite interpolant of each accepted step), error against a reference (in q and
+// in the named outputs), linear and angular momentum (where the DAE reports them), multipliers,
+// outputs and final state at t_end, and an optional time series. It can also watch a stability band
+// (the growth criterion of the stability search) and stop the run when it is left.
 #pragma once
 
 #include <limits>
@@ -88,6 +88,7 @@ class MetricsObserver final : public StepObserver {
   double DistanceFromStart(const Vector& q) const;
   double DistanceToReference(const Vector& q, const Vector& q_ref) const;
   bool SmoothAccelerations(double h, const Vector& q, const Vector& v) const;
+  double WorkAlongStep(double h, const Vector& q, const Vector& v);
   void WatchDivergence(const StepSample& sample, double balance);
   bool EnergyScaleResolved() const;
   void TimeRevolution(const StepSample& sample);
@@ -115,7 +116,7 @@ class MetricsObserver final : public StepObserver {
   Vector q_prev_, v_prev_, a_prev_;
   Vector q_last_, v_last_;
   Vector zero_velocity_;
-  // Accelerations for the Simpson quadrature of the applied power (methods that do not
+  // Accelerations for the quadrature of the applied power (methods that do not
   // report a get it from the index-1 solve).
   std::unique_ptr<DaeWorkspace> accel_ws_;
   std::unique_ptr<AccelerationSolver> accel_solver_;
