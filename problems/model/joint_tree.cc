@@ -46,8 +46,13 @@ JointTreeDae::JointTreeDae(std::vector<TreeBody> bodies, std::vector<TreeForce> 
   force_elements_.reserve(forces_.size());
   for (size_t k = 0; k < forces_.size(); ++k) {
     const TreeForce& e = forces_[k];
+    int points = -1;
+    if (e.kind == ForceKind::kSpringDamper || e.kind == ForceKind::kForce) {
+      points = static_cast<int>(force_points_.size());
+      force_points_.push_back({e.sa, e.sb});
+    }
     force_elements_.push_back(
-        {e.kind, e.a, e.b, static_cast<int>(k), e.stiffness, e.damping, e.rest, e.sa, e.sb});
+        {e.kind, e.a, e.b, static_cast<int>(k), points, e.stiffness, e.damping, e.rest});
   }
   if (!spatial()) KeepOnlyReferencedForces();
 }

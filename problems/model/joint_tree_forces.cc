@@ -56,8 +56,8 @@ void JointTreeDae::CalcAppliedForces(double t, const Vector& p, const Vector& pv
               force_bodies_[i].mass * forces_[e.source].vector.head<2>();
         break;
       case ForceKind::kSpringDamper: {
-        PointMotion(force_bodies_, e.a, e.sa, p, pv, xa, xva, arma);
-        PointMotion(force_bodies_, e.b, e.sb, p, pv, xb, xvb, armb);
+        PointMotion(force_bodies_, e.a, force_points_[e.points].sa, p, pv, xa, xva, arma);
+        PointMotion(force_bodies_, e.b, force_points_[e.points].sb, p, pv, xb, xvb, armb);
         const Eigen::Vector2d d = xb - xa;
         const double length = d.norm();
         const Eigen::Vector2d dir = d / length;
@@ -77,7 +77,7 @@ void JointTreeDae::CalcAppliedForces(double t, const Vector& p, const Vector& pv
         break;
       }
       case ForceKind::kForce: {
-        PointMotion(force_bodies_, e.a, e.sa, p, pv, xa, xva, arma);
+        PointMotion(force_bodies_, e.a, force_points_[e.points].sa, p, pv, xa, xva, arma);
         const TreeForce& applied = forces_[e.source];
         AddForce(force_bodies_, e.a, arma, applied.law.Eval(t) * applied.vector.head<2>(), f);
         break;
@@ -103,8 +103,9 @@ double JointTreeDae::PotentialEnergy(double /*t*/, const Vector& p) const {
                     forces_[e.source].vector.head<2>().dot(p.segment<2>(force_bodies_[i].p_offset));
         break;
       case ForceKind::kSpringDamper: {
-        PointMotion(force_bodies_, e.a, e.sa, p, p, xa, xva, arma);  // p as p': velocities unused
-        PointMotion(force_bodies_, e.b, e.sb, p, p, xb, xvb, armb);
+        PointMotion(force_bodies_, e.a, force_points_[e.points].sa, p, p, xa, xva,
+                    arma);  // p as p': velocities unused
+        PointMotion(force_bodies_, e.b, force_points_[e.points].sb, p, p, xb, xvb, armb);
         const double stretch = (xb - xa).norm() - e.rest;
         energy += 0.5 * e.stiffness * stretch * stretch;
         break;
