@@ -352,9 +352,9 @@ double MetricsObserver::DistanceFromStart(const Vector& q) const {
 // conservative applied force (a spring's P = -dV/dt) is the difference of V between the ends
 // up to the quadrature's O(h^7), whatever the interpolant's own error. The earlier Simpson
 // rule at the cubic Hermite midpoint (v from a, inconsistent with q) was O(h^4) over a run:
-// on the double pendulum's torsional springs at the steps of a high-order method it
-// reported a drift 1e5 times the run's own error (odeint-rkf78 at rtol 1e-8: 6.8e-4 J with
-// the outputs within 5e-9).
+// on the double pendulum's torsional springs at the steps of a high-order method it and
+// the trapezoidal first step (EnergyBalance) reported a drift 1e5 times the run's own error
+// (odeint-rkf78 at rtol 1e-8: 6.8e-4 J with the outputs within 5e-9).
 double MetricsObserver::WorkAlongStep(double h, const Vector& q, const Vector& v) {
   const MechanicalDae& dae = *problem_.dae;
   static const double kOffset = std::sqrt(15.0) / 10.0;

@@ -217,9 +217,10 @@ TEST_CASE("the energy balance of an accurate run is the run's error, not the qua
   // applied forces (their work is integrated by the observer), it starts from rest (the
   // power is zero at t0), and odeint-rkf78 takes steps of about 0.03 s: the quadrature
   // error of W_ext at such steps, and a trapezoidal first step for want of a(t0), showed as
-  // a drift that did not fall at all (3.3e-4 J, 1.1e-5 relative, at rtol 1e-6, 1e-8 and
-  // 1e-10). Measured now: about 1e-6, 3e-8 and 1.5e-9 relative; an eighth-order method's
-  // error falls by at least ten for each factor 100 in rtol (100^(7/8) ~ 56 in theory).
+  // relative drifts of 2.2e-4, 2.5e-5 and about 1e-5 at rtol 1e-6, 1e-8 and 1e-10 (the
+  // last a constant 3.3e-4 J from the first step). Measured now: 1.0e-6, 4.6e-8 and 1.8e-9
+  // relative; an eighth-order method's error falls by at least ten for each factor 100 in
+  // rtol (100^(7/8) ~ 56 in theory).
   const Problem p = BuildProblem("double_pendulum", ParameterSet());
   auto relative_drift = [&](double rtol) {
     const RunRecord r = RunWithMetrics(p, "odeint-rkf78", Settings(p.t_end, rtol), nullptr, false);
