@@ -1,10 +1,11 @@
 // The observer that turns accepted steps into the metrics of docs/design.md: constraint
 // residuals at position, velocity and acceleration level, the energy balance
 // E(t) - E(0) - W_ext(t) (W_ext = integral of the applied power, Gauss-Legendre quadrature
-// along the quintic Hermite interpolant of each accepted step), error against a reference (in q and
-// in the named outputs), linear and angular momentum (where the DAE reports them), multipliers,
-// outputs and final state at t_end, and an optional time series. It can also watch a stability band
-// (the growth criterion of the stability search) and stop the run when it is left.
+// along the quintic Hermite interpolant of each accepted step), error against a reference
+// (in q and in the named outputs), linear and angular momentum (where the DAE reports them),
+// multipliers, outputs and final state at t_end, and an optional time series. It can also
+// watch a stability band (the growth criterion of the stability search) and stop the run
+// when it is left.
 #pragma once
 
 #include <limits>

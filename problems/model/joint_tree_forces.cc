@@ -103,8 +103,8 @@ double JointTreeDae::PotentialEnergy(double /*t*/, const Vector& p) const {
                     forces_[e.source].vector.head<2>().dot(p.segment<2>(force_bodies_[i].p_offset));
         break;
       case ForceKind::kSpringDamper: {
-        PointMotion(force_bodies_, e.a, force_points_[e.points].sa, p, p, xa, xva,
-                    arma);  // p as p': velocities unused
+        // p as p': the velocities are not used.
+        PointMotion(force_bodies_, e.a, force_points_[e.points].sa, p, p, xa, xva, arma);
         PointMotion(force_bodies_, e.b, force_points_[e.points].sb, p, p, xb, xvb, armb);
         const double stretch = (xb - xa).norm() - e.rest;
         energy += 0.5 * e.stiffness * stretch * stretch;
