@@ -47,6 +47,23 @@ inline ForceDescription Gravity(const Eigen::Vector3d& g) {
   return f;
 }
 
+/// A point-to-point spring-damper from point pa of body a to the origin of body b (a point
+/// mass's position), stiffness c, damping d, rest length `rest`.
+inline ForceDescription SpringDamper(const std::string& name, const std::string& a,
+                                     const Eigen::Vector3d& pa, const std::string& b, double c,
+                                     double d, double rest) {
+  ForceDescription f;
+  f.name = name;
+  f.kind = ForceKind::kSpringDamper;
+  f.body_a = a;
+  f.point_a = pa;
+  f.body_b = b;
+  f.stiffness = c;
+  f.damping = d;
+  f.rest_length = rest;
+  return f;
+}
+
 /// A planar torsional spring-damper on theta_b - theta_a (rest angle `rest`).
 inline ForceDescription TorsionalSpring(const std::string& name, const std::string& a,
                                         const std::string& b, double stiffness, double damping,

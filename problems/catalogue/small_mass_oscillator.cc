@@ -55,22 +55,10 @@ Problem Build(const ParameterSet& p) {
     m.drivers.push_back(d);
   }
   RequirePositive(m.bodies[1].mass, "m2");
-  auto spring = [&](const std::string& name, const std::string& a, const Eigen::Vector3d& pa,
-                    const std::string& b, double c, double d) {
-    ForceDescription f;
-    f.name = name;
-    f.kind = ForceKind::kSpringDamper;
-    f.body_a = a;
-    f.point_a = pa;
-    f.body_b = b;
-    f.stiffness = c;
-    f.damping = d;
-    f.rest_length = kRest;
-    return f;
-  };
+  m.forces.push_back(SpringDamper("c1_d1", "ground", P(-kRest, 0), "m1", p.GetDouble("c1"),
+                                  p.GetDouble("d1"), kRest));
   m.forces.push_back(
-      spring("c1_d1", "ground", P(-kRest, 0), "m1", p.GetDouble("c1"), p.GetDouble("d1")));
-  m.forces.push_back(spring("c2_d2", "m1", P(0, 0), "m2", p.GetDouble("c2"), p.GetDouble("d2")));
+      SpringDamper("c2_d2", "m1", P(0, 0), "m2", p.GetDouble("c2"), p.GetDouble("d2"), kRest));
   ForceDescription force;
   force.name = "F";
   force.kind = ForceKind::kForce;

@@ -27,21 +27,6 @@ namespace {
 
 constexpr double kAnchor = 100.0;  // ground spring anchors and rest length, m
 
-ForceDescription SpringDamper(const std::string& name, const std::string& a,
-                              const Eigen::Vector3d& pa, const std::string& b, double c, double d,
-                              double rest) {
-  ForceDescription f;
-  f.name = name;
-  f.kind = ForceKind::kSpringDamper;
-  f.body_a = a;
-  f.point_a = pa;
-  f.body_b = b;
-  f.stiffness = c;
-  f.damping = d;
-  f.rest_length = rest;
-  return f;
-}
-
 BodyDescription PointMass(const std::string& name, double mass, double x, double y) {
   BodyDescription b;
   b.name = name;
