@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <set>
 
@@ -153,6 +154,19 @@ namespace {
 bool Resolved(const ResultSummary& r) {
   return !r.scd || *r.scd >= -std::log10(*r.error_rel) - 1e-9;
 }
+
+// The order the run's method declares: its `order` parameter where it has one (the ARKODE
+// methods' table), otherwise the registry's promise for the default parameters; 0 unknown.
+int DeclaredOrder(const ResultSummary& r) {
+  const auto order = r.method_parameters.find("order");
+  if (order != r.method_parameters.end()) {
+    char* end = nullptr;
+    const long value = std::strtol(order->second.c_str(), &end, 10);
+    if (end != order->second.c_str() && *end == '\0' && value > 0) return static_cast<int>(value);
+  }
+  const MethodEntry* entry = FindRegistered(r.method);
+  return entry != nullptr ? entry->promises.order : 0;
+}
 }  // namespace
 
 std::vector<OrderFit> FitObservedOrders(const std::vector<ResultSummary>& rows) {
@@ -183,8 +197,7 @@ std::vector<OrderFit> FitObservedOrders(const std::vector<ResultSummary>& rows) 
       fit.observed =
           ObservedOrder(resolved[k + 1].second, resolved[k].second, fit.h_coarse, fit.h_fine);
     }
-    const MethodEntry* entry = FindRegistered(fit.method);
-    fit.declared = entry != nullptr ? entry->promises.order : 0;
+    fit.declared = DeclaredOrder(*runs.front());
     fit.points = static_cast<int>(points.size());
     fit.resolved = static_cast<int>(resolved.size());
     fit.h_min = std::min_element(points.begin(), points.end())->first;
@@ -198,8 +211,8 @@ double AgreementTolerance(const ResultSummary& r, double value) {
   const double scale = 100.0 * (1.0 + std::abs(value));
   if (r.rtol) return scale * (*r.rtol + r.atol.value_or(0.0));
   if (r.h) {
-    const MethodEntry* entry = FindRegistered(r.method);
-    const int p = entry != nullptr && entry->promises.order > 0 ? entry->promises.order : 1;
+    const int declared = DeclaredOrder(r);
+    const int p = declared > 0 ? declared : 1;
     return scale * std::pow(*r.h, p);
   }
   return scale * 1e-6;  // neither h nor rtol recorded: a loose default

@@ -115,6 +115,27 @@ TEST_CASE("fixed-step sweeps give the declared orders of odeint-rk4 (4) and tang
   CHECK(ReadAll(out / "report.md").find("observed order") != std::string::npos);
 }
 
+TEST_CASE("the declared order of a fit is the run's order parameter where it has one", "[report]") {
+  // Two fixed-step arkode-erk runs a factor 2 apart whose errors fall 32-fold: observed 5.
+  auto run = [](double h, double error, const std::string& order) {
+    ResultSummary r;
+    r.problem = "planar_pendulum";
+    r.method = "arkode-erk";
+    r.status = "ok";
+    r.h = h;
+    r.error_rel = error;
+    if (!order.empty()) r.method_parameters["order"] = order;
+    return r;
+  };
+  for (const std::string order : {"", "5"}) {
+    INFO("order parameter '" << order << "'");
+    const auto fits = FitObservedOrders({run(0.02, 3.2e-6, order), run(0.01, 1e-7, order)});
+    REQUIRE(fits.size() == 1);
+    CHECK(std::abs(fits[0].observed - 5.0) < 1e-9);
+    CHECK(fits[0].declared == (order.empty() ? 4 : 5));  // 4: the registry's default table
+  }
+}
+
 TEST_CASE("a stability result in the directory appears as a row of the stability table",
           "[report]") {
   const fs::path out = ScratchDirectory("report_stability");

@@ -4,6 +4,8 @@
 //                error estimate (adaptive), or fixed step with --set h
 //   arkode-dirk  diagonally implicit RK (ARKODE's default 4th-order DIRK table), Newton with
 //                a dense direct solver and difference-quotient Jacobian
+// The `order` parameter picks ARKODE's default table of another order (ARKStepSetOrder:
+// ERK 2, 3, 4, 5, 6, 8; DIRK 2, 3, 4, 5; the tables are listed in docs/methods.md).
 // Drift control defaults: coordinate projection on (applied to every accepted step as
 // ARKODE's step post-processing, ProjectAfterStep below) and Baumgarte off. Projection keeps the
 // order of the method and needs no tuning; Baumgarte gains are problem dependent and, for the
@@ -14,6 +16,7 @@
 #include <sunmatrix/sunmatrix_dense.h>
 
 #include <cmath>
+#include <string>
 
 #include "methods/common/first_order_ode.h"
 #include "methods/common/run_loop.h"
@@ -56,7 +59,9 @@ int ProjectAfterStep(sunrealtype t, N_Vector y, void* data) {
 class ArkodeMethod final : public Method {
  public:
   ArkodeMethod(bool implicit, const ParameterSet& p)
-      : implicit_(implicit), options_(OdeFormOptions::FromParameters(p)) {}
+      : implicit_(implicit),
+        order_(std::stoi(p.GetString("order", "4"))),
+        options_(OdeFormOptions::FromParameters(p)) {}
 
   RunOutcome Run(const Problem& problem, const RunSettings& settings,
                  StepObserver& observer) const override {
@@ -96,6 +101,7 @@ class ArkodeMethod final : public Method {
         check(ARKStepSetErrHandlerFn(mem, SundialsErrorSink::Handler, &sink),
               "ARKStepSetErrHandlerFn") &&
         check(ARKStepSetUserData(mem, &user), "ARKStepSetUserData") &&
+        check(ARKStepSetOrder(mem, order_), "ARKStepSetOrder") &&
         check(ARKStepSStolerances(mem, settings.rtol, settings.atol), "ARKStepSStolerances") &&
         check(ARKStepSetMaxNumSteps(mem, settings.max_steps), "ARKStepSetMaxNumSteps");
     if (ok && settings.h > 0.0)
@@ -169,8 +175,16 @@ class ArkodeMethod final : public Method {
 
  private:
   bool implicit_;
+  int order_;  // of ARKODE's default table (ARKStepSetOrder)
   OdeFormOptions options_;
 };
+
+// The ODE form's parameters and `order`, the order of ARKODE's default table.
+std::vector<ParameterSpec> ArkodeParameters(std::vector<std::string> orders) {
+  std::vector<ParameterSpec> specs = OdeFormOptions::Specs();
+  specs.push_back({"order", "4", "order of ARKODE's default table (ARKStepSetOrder)", orders});
+  return specs;
+}
 
 }  // namespace
 
@@ -180,20 +194,20 @@ std::vector<MethodEntry> ArkodeMethodEntries() {
        .summary = "SUNDIALS ARKODE diagonally implicit RK on the index-1 ODE, projected onto the "
                   "constraints",
        .source = "SUNDIALS 6.4 ARKStep",
-       .parameters = OdeFormOptions::Specs(),
+       .parameters = ArkodeParameters({"2", "3", "4", "5"}),
        .create = [](const ParameterSet& p) { return std::make_unique<ArkodeMethod>(true, p); },
        .step = StepMode::kAdaptiveOrFixed,
        // ARKStep's default DIRK is order 4 (ARKSTEP_DEFAULT_DIRK_4 = ARKODE_SDIRK_5_3_4,
-       // arkode_arkstep.h); projection on.
+       // arkode_arkstep.h); projection on. The promise is of the default order.
        .promises = MethodPromises::Order(4).Position().Velocity()},
       {.name = "arkode-erk",
        .summary = "SUNDIALS ARKODE explicit RK on the index-1 ODE, projected onto the constraints",
        .source = "SUNDIALS 6.4 ARKStep",
-       .parameters = OdeFormOptions::Specs(),
+       .parameters = ArkodeParameters({"2", "3", "4", "5", "6", "8"}),
        .create = [](const ParameterSet& p) { return std::make_unique<ArkodeMethod>(false, p); },
        .step = StepMode::kAdaptiveOrFixed,
        // ARKStep's default ERK is order 4 (ARKSTEP_DEFAULT_ERK_4 = ARKODE_ZONNEVELD_5_3_4,
-       // arkode_arkstep.h); projection on.
+       // arkode_arkstep.h); projection on. The promise is of the default order.
        .promises = MethodPromises::Order(4).Position().Velocity()},
   };
 }
