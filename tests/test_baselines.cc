@@ -10,6 +10,7 @@
 #include "harness/runner.h"
 #include "harness/stability.h"
 #include "methods/common/acceleration_solver.h"
+#include "methods/common/first_order_ode.h"
 #include "methods/common/observed_order.h"
 #include "problems/core/equations_dae.h"
 
@@ -162,6 +163,68 @@ TEST_CASE("the acceleration solve satisfies both equations, also with redundant 
   Vector vs = stiff.v0;
   vs << 0.3, 0.0, 0.3;  // theta' = 0.3 at theta = 0: x' = L theta'
   check(*stiff.dae, stiff.q0, vs, 2);
+}
+
+// The solve keeps M(q), the QR of Phi_q^T and Z^T M Z's factor while t, q and the rank cap
+// are the last solve's (the velocity columns of a difference-quotient Jacobian), and
+// FirstOrderOde answers a repeated (t, y) from its last call (ARKODE's ERK asks twice at
+// each step's start). Both must give what a solver that never saw the earlier calls gives,
+// to the bit: a stale factor (of other positions, or without the rank cap) or a stale
+// answer (for other velocities) would not.
+TEST_CASE("solves at repeated positions give a fresh solve's result to the bit", "[solver]") {
+  const Problem p = BuildProblem("bricard", ParameterSet());  // M(q) varies, redundant rows
+  const int n = p.n(), m = p.m();
+  Vector v_other = p.v0;
+  for (int i = 0; i < n; ++i) v_other[i] += 1e-3 * (i % 3 - 1);
+  Vector q_other = p.q0;
+  q_other[0] += 1e-4;
+  auto fresh_solve = [&](double t, const Vector& q, const Vector& v, int max_rank, Vector& a) {
+    auto ws = p.dae->MakeWorkspace();
+    AccelerationSolver solver(*p.dae, *ws);
+    solver.set_max_rank(max_rank);
+    Vector lambda(m);
+    a.resize(n);
+    return solver.Solve(t, q, v, a, lambda);
+  };
+  auto ws = p.dae->MakeWorkspace();
+  AccelerationSolver kept(*p.dae, *ws);
+  Vector a(n), lambda(m), expected;
+  struct Call {
+    double t;
+    const Vector* q;
+    const Vector* v;
+    int max_rank;
+  };
+  const int full = m;  // uncapped; Bricard's 35 rows have rank 34, so a cap of 33 bites
+  const Call calls[] = {{0.0, &p.q0, &p.v0, full},       {0.0, &p.q0, &v_other, full},
+                        {0.0, &q_other, &v_other, full}, {0.0, &q_other, &p.v0, full},
+                        {0.0, &q_other, &p.v0, m - 2},   {0.0, &p.q0, &p.v0, m - 2},
+                        {0.0, &p.q0, &v_other, m - 2}};
+  int k = 0;
+  for (const Call& c : calls) {
+    INFO("call " << k++);
+    kept.set_max_rank(c.max_rank);
+    REQUIRE(kept.Solve(c.t, *c.q, *c.v, a, lambda));
+    REQUIRE(fresh_solve(c.t, *c.q, *c.v, c.max_rank, expected));
+    CHECK(a == expected);  // bit for bit
+  }
+
+  // The ODE form, against f = [v; a] of a fresh solver with the rank the ODE takes from its
+  // first call (Bricard's 34 at q0): the same (t, y) twice, a new q, the same q with other v.
+  FirstOrderOde ode(p, OdeFormOptions{});
+  Vector y(2 * n), f(2 * n), fresh_a;
+  auto check_ode = [&](const Vector& q, const Vector& v) {
+    y << q, v;
+    REQUIRE(ode.Rhs(0.0, y.data(), f.data()));
+    REQUIRE(fresh_solve(0.0, q, v, m - 1, fresh_a));
+    CHECK(f.head(n) == v);
+    CHECK(f.tail(n) == fresh_a);
+  };
+  check_ode(p.q0, v_other);
+  check_ode(p.q0, v_other);
+  check_ode(q_other, v_other);
+  check_ode(q_other, p.v0);
+  CHECK(ode.rhs_evals() == 4);  // every call counts, the repeated one too
 }
 
 }  // namespace mbb

@@ -1,5 +1,7 @@
 #include "methods/common/acceleration_solver.h"
 
+#include <cstring>
+
 namespace mbb {
 
 AccelerationSolver::AccelerationSolver(const MechanicalDae& dae, DaeWorkspace& ws,
@@ -21,6 +23,7 @@ AccelerationSolver::AccelerationSolver(const MechanicalDae& dae, DaeWorkspace& w
       rhs_(n_),
       z_(n_),
       residual_(n_) {
+  positions_.q.resize(n_);
   if (solves != ConstraintSolves::kDense && m_ > 0 && dae_.has_constant_mass_matrix()) {
     dae_.CalcMassMatrix(ws_, Vector::Zero(n_), mass_);  // constant: any q
     constant_mass_ready_ = true;
@@ -30,9 +33,16 @@ AccelerationSolver::AccelerationSolver(const MechanicalDae& dae, DaeWorkspace& w
 
 bool AccelerationSolver::Solve(double t, ConstVectorRef q, ConstVectorRef v, VectorRef a,
                                VectorRef lambda) {
-  if (!dae_.has_constant_mass_matrix() || !constant_mass_ready_) {
-    dae_.CalcMassMatrix(ws_, q, mass_);
-    constant_mass_ready_ = dae_.has_constant_mass_matrix();
+  if (!SamePositionsAsLastSolve(t, q)) {  // else M(q) and the dense factors may be kept
+    positions_.valid = true;
+    positions_.factored = false;
+    positions_.t = t;
+    positions_.q = q;
+    positions_.max_rank = max_rank_;
+    if (!dae_.has_constant_mass_matrix() || !constant_mass_ready_) {
+      dae_.CalcMassMatrix(ws_, q, mass_);
+      constant_mass_ready_ = dae_.has_constant_mass_matrix();
+    }
   }
   dae_.CalcForces(ws_, t, q, v, forces_);
 
@@ -49,6 +59,33 @@ bool AccelerationSolver::Solve(double t, ConstVectorRef q, ConstVectorRef v, Vec
     return a.allFinite() && lambda.allFinite();
   }
   return SolveDense(t, q, v, a, lambda);
+}
+
+bool AccelerationSolver::SamePositionsAsLastSolve(double t, ConstVectorRef q) const {
+  // Bit for bit (memcmp): -0.0 and 0.0 compare equal but may not give the same Phi_q.
+  return positions_.valid && t == positions_.t && max_rank_ == positions_.max_rank &&
+         std::memcmp(q.data(), positions_.q.data(), sizeof(double) * n_) == 0;
+}
+
+// Phi_q^T P = [Y Z] R (constraint_factorization.h), rank r, and the Cholesky factor of
+// Z^T M Z: the solve's terms of q alone.
+bool AccelerationSolver::FactorPositionTerms(double t, ConstVectorRef q) {
+  dae_.CalcPhiQ(ws_, t, q, phi_q_);
+  factorization_.Compute(phi_q_, max_rank_);
+  factorization_.FormBases();
+  const int f = n_ - factorization_.rank();
+  if (f > 0) {
+    const auto zb = factorization_.null_space_basis();
+    z_mass_.topLeftCorner(n_, f).noalias() = mass_ * zb;
+    reduced_.topLeftCorner(f, f).noalias() = zb.transpose() * z_mass_.topLeftCorner(n_, f);
+    // A new size (the rank changed) resizes the factor in place; assigning a freshly
+    // size-constructed LLT would copy its uninitialised info field.
+    if (reduced_llt_.rows() != f) reduced_llt_.compute(Matrix::Identity(f, f));
+    reduced_llt_.compute(reduced_.topLeftCorner(f, f));
+    if (reduced_llt_.info() != Eigen::Success) return false;
+  }
+  positions_.factored = true;
+  return true;
 }
 
 void AccelerationSolver::CalcStabilizedGamma(double t, ConstVectorRef q, ConstVectorRef v) {
@@ -70,10 +107,8 @@ bool AccelerationSolver::SolveDense(double t, ConstVectorRef q, ConstVectorRef v
     return a.allFinite();
   }
 
-  // Phi_q^T P = [Y Z] R (constraint_factorization.h), rank r.
-  dae_.CalcPhiQ(ws_, t, q, phi_q_);
-  factorization_.Compute(phi_q_, max_rank_);
-  factorization_.FormBases();
+  // Everything of q alone: kept while q, t and the rank cap are those of the last solve.
+  if (!positions_.factored && !FactorPositionTerms(t, q)) return false;
   const int f = n_ - factorization_.rank();
 
   // Particular acceleration a_p = Y y with R11^T y = (P^T gamma_s)_1: the minimum-norm
@@ -84,15 +119,8 @@ bool AccelerationSolver::SolveDense(double t, ConstVectorRef q, ConstVectorRef v
   // Tangent part: (Z^T M Z) z = Z^T (Q - M a_p).
   if (f > 0) {
     const auto zb = factorization_.null_space_basis();
-    z_mass_.topLeftCorner(n_, f).noalias() = mass_ * zb;
-    reduced_.topLeftCorner(f, f).noalias() = zb.transpose() * z_mass_.topLeftCorner(n_, f);
     rhs_.noalias() = forces_ - mass_ * a;
     z_.head(f).noalias() = zb.transpose() * rhs_;
-    // A new size (the rank changed) resizes the factor in place; assigning a freshly
-    // size-constructed LLT would copy its uninitialised info field.
-    if (reduced_llt_.rows() != f) reduced_llt_.compute(Matrix::Identity(f, f));
-    reduced_llt_.compute(reduced_.topLeftCorner(f, f));
-    if (reduced_llt_.info() != Eigen::Success) return false;
     reduced_llt_.solveInPlace(z_.head(f));
     a.noalias() += zb * z_.head(f);
   }

@@ -1,5 +1,6 @@
 #include "methods/common/first_order_ode.h"
 
+#include <cstring>
 #include <limits>
 
 namespace mbb {
@@ -40,21 +41,32 @@ FirstOrderOde::FirstOrderOde(const Problem& problem, const OdeFormOptions& optio
 
 bool FirstOrderOde::Rhs(double t, const double* y, double* dydt) {
   ++rhs_evals_;
-  q_ = Eigen::Map<const Vector>(y, n_);
-  v_ = Eigen::Map<const Vector>(y + n_, n_);
-  const bool ok = solver_.Solve(t, q_, v_, a_, lambda_);
-  if (rank_from_next_rhs_) {  // the rank on the manifold caps later solves (header)
-    solver_.set_max_rank(solver_.last_computed_rank());
-    projector_.set_manifold_rank(solver_.last_computed_rank());
-    rank_from_next_rhs_ = false;
+  if (!RepeatsLastRhs(t, y)) {
+    q_ = Eigen::Map<const Vector>(y, n_);
+    v_ = Eigen::Map<const Vector>(y + n_, n_);
+    last_ok_ = solver_.Solve(t, q_, v_, a_, lambda_);
+    last_t_ = t;
+    last_valid_ = !rank_from_next_rhs_;  // the cap below changes what the next solve computes
+    if (rank_from_next_rhs_) {           // the rank on the manifold caps later solves (header)
+      solver_.set_max_rank(solver_.last_computed_rank());
+      projector_.set_manifold_rank(solver_.last_computed_rank());
+      rank_from_next_rhs_ = false;
+    }
   }
   Eigen::Map<Vector>(dydt, n_) = v_;
   Eigen::Map<Vector>(dydt + n_, n_) = a_;
-  return ok;
+  return last_ok_;
+}
+
+bool FirstOrderOde::RepeatsLastRhs(double t, const double* y) const {
+  // Bit for bit (memcmp): -0.0 and 0.0 compare equal but may not give the same f.
+  return last_valid_ && t == last_t_ && std::memcmp(y, q_.data(), n_ * sizeof(double)) == 0 &&
+         std::memcmp(y + n_, v_.data(), n_ * sizeof(double)) == 0;
 }
 
 bool FirstOrderOde::Project(double t, double* y) {
   if (!projection_enabled()) return true;
+  last_valid_ = false;  // the rank cap below may change
   Eigen::Map<Vector> q(y, n_);
   Eigen::Map<Vector> v(y + n_, n_);
   // Tolerance: 10 ulps of the coordinate scale, the level a converged Newton step reaches.

@@ -40,6 +40,9 @@ class FirstOrderOde {
 
   int size() const { return 2 * n_; }
   /// dydt = f(t, y). Returns false if the acceleration solve failed (singular reduced mass).
+  /// A call at the last call's t and y returns its result without solving again: ARKODE's
+  /// ERK asks for f at each step's start twice (for its interpolant, then as the first stage),
+  /// one call in six on Bricard. rhs_evals() counts every call.
   bool Rhs(double t, const double* y, double* dydt);
   /// Projects y in place if projection is on (no-op without constraints).
   /// Returns false if the position Newton iteration does not converge.
@@ -60,6 +63,12 @@ class FirstOrderOde {
   Vector q_, v_, a_, lambda_;
   long rhs_evals_ = 0;
   bool rank_from_next_rhs_ = true;  // the first Rhs is at the (consistent) initial state
+  // The last Rhs call's t and outcome (its y is [q_; v_]); valid while nothing since has
+  // changed what a solve at that y computes.
+  bool RepeatsLastRhs(double t, const double* y) const;
+  double last_t_ = 0.0;
+  bool last_ok_ = false;
+  bool last_valid_ = false;
 };
 
 }  // namespace mbb
