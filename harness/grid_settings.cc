@@ -1,6 +1,7 @@
 // The --all-methods grid's settings (grid_settings.h). CPU times below are of the instrumented
 // run's thread (metrics.cpu_time_s), measured on this 2-core machine at a load average of 7-11
-// on 2026-11-28 (commit 19214d2; the arkode-dirk entries re-measured at 8c067ca, load about 1);
+// on 2026-11-28 (commit 19214d2; the arkode-dirk entries re-measured at 8c067ca, load about 1;
+// the arkode-erk order on Bricard and the n_four_bar budgets of 2000 on 2026-11-29, load 1);
 // step counts do not depend on the machine.
 #include "harness/grid_settings.h"
 
@@ -50,18 +51,31 @@ const std::vector<GridSetting>& GridSettings() {
       // The chain of four-bars reaches a singular position near t = 0.72 (ida and continued-qr
       // fail there): arkode-dirk passes it but its step collapses, 1047726 steps to t = 3.30
       // (479 s), where its error test fails; arkode-erk took 224271 steps to t = 0.741.
+      // The adaptive methods need few steps up to it (to t = 0.7: odeint-dopri5 76, rkf78 13,
+      // arkode-erk 650, arkode-dirk 331), so a budget of 2000 stops each in the collapse
+      // (at t = 0.718 to 0.727); budgets of 10000 and 20000 took them only to t = 0.72-0.78,
+      // for 1.5-2.2 s a cell.
       {"arkode-dirk", "n_four_bar", "max_steps", "2000",
        "arkode-dirk's step collapses from the singular position near t = 0.72 on: measured "
        "1047726 steps to t = 3.30 of 10 s, where the error test fails"},
-      {"arkode-erk", "n_four_bar", "max_steps", "20000",
-       "arkode-erk's step collapses at the singular position near t = 0.72: measured 224271 "
-       "steps to t = 0.741 of 10 s"},
-      {"odeint-rkf78", "n_four_bar", "max_steps", "10000",
-       "odeint-rkf78's step collapses from the singular position near t = 0.72 on: measured "
-       "77401 steps to t = 1.16 (14 s), where it fails on a step size underflow"},
-      {"odeint-dopri5", "n_four_bar", "max_steps", "20000",
-       "odeint-dopri5's step collapses from the singular position near t = 0.72 on: measured "
-       "205103 steps to t = 1.91 of 10 s"},
+      {"arkode-erk", "n_four_bar", "max_steps", "2000",
+       "arkode-erk's step collapses at the singular position near t = 0.72 (650 steps to t = "
+       "0.7): measured 224271 steps to t = 0.741 of 10 s"},
+      {"odeint-rkf78", "n_four_bar", "max_steps", "2000",
+       "odeint-rkf78's step collapses from the singular position near t = 0.72 on (13 steps to "
+       "t = 0.7): measured 77401 steps to t = 1.16 (14 s), where it fails on a step size "
+       "underflow"},
+      {"odeint-dopri5", "n_four_bar", "max_steps", "2000",
+       "odeint-dopri5's step collapses from the singular position near t = 0.72 on (76 steps to "
+       "t = 0.7): measured 205103 steps to t = 1.91 of 10 s"},
+      // ARKODE's default order-4 ERK table (Zonneveld 5-3-4) on Bricard at rtol 1e-10: 44192
+      // steps (265240 right-hand sides, 8.2 s) for a J4 error of 2.1e-9 m against the
+      // reference; its order-5 table (Cash-Karp 6-4-5): 1922 steps (13629, 0.44 s) for 9.3e-10 m.
+      // The order-4 table's steps grow as rtol^-0.3 on this problem (t_end 1: 81, 320, 1355,
+      // 5482 at rtol 1e-4 to 1e-10), odeint-dopri5's as rtol^-0.18 (13, 29, 60, 151).
+      {"arkode-erk", "bricard", "order", "5",
+       "ARKODE's default order-4 ERK table takes 44192 steps (8.2 s) on Bricard for a J4 error of "
+       "2.1e-9 m, its order-5 table 1922 steps (0.44 s) for 9.3e-10 m"},
       // Not a collapse: 35 coordinates make each step a 5-stage DIRK whose Newton solves
       // are dense 70 x 70 (0.82 ms a step): 11005 steps and 9.1 s for the 1 s horizon.
       {"arkode-dirk", "six_body_linkage", "max_steps", "1000",
