@@ -32,7 +32,7 @@ AccelerationSolver::AccelerationSolver(const MechanicalDae& dae, DaeWorkspace& w
 }
 
 bool AccelerationSolver::Solve(double t, ConstVectorRef q, ConstVectorRef v, VectorRef a,
-                               VectorRef lambda) {
+                               VectorRef lambda, const ConstraintFactorization* known) {
   if (!SamePositionsAsLastSolve(t, q)) {  // else M(q) and the dense factors may be kept
     positions_.valid = true;
     positions_.factored = false;
@@ -58,7 +58,7 @@ bool AccelerationSolver::Solve(double t, ConstVectorRef q, ConstVectorRef v, Vec
     lambda = -lambda;
     return a.allFinite() && lambda.allFinite();
   }
-  return SolveDense(t, q, v, a, lambda);
+  return SolveDense(t, q, v, a, lambda, known);
 }
 
 bool AccelerationSolver::SamePositionsAsLastSolve(double t, ConstVectorRef q) const {
@@ -69,9 +69,14 @@ bool AccelerationSolver::SamePositionsAsLastSolve(double t, ConstVectorRef q) co
 
 // Phi_q^T P = [Y Z] R (constraint_factorization.h), rank r, and the Cholesky factor of
 // Z^T M Z: the solve's terms of q alone.
-bool AccelerationSolver::FactorPositionTerms(double t, ConstVectorRef q) {
-  dae_.CalcPhiQ(ws_, t, q, phi_q_);
-  factorization_.Compute(phi_q_, max_rank_);
+bool AccelerationSolver::FactorPositionTerms(double t, ConstVectorRef q,
+                                             const ConstraintFactorization* known) {
+  if (known) {
+    factorization_.CopyFrom(*known, max_rank_);
+  } else {
+    dae_.CalcPhiQ(ws_, t, q, phi_q_);
+    factorization_.Compute(phi_q_, max_rank_);
+  }
   factorization_.FormBases();
   const int f = n_ - factorization_.rank();
   if (f > 0) {
@@ -99,7 +104,7 @@ void AccelerationSolver::CalcStabilizedGamma(double t, ConstVectorRef q, ConstVe
 }
 
 bool AccelerationSolver::SolveDense(double t, ConstVectorRef q, ConstVectorRef v, VectorRef a,
-                                    VectorRef lambda) {
+                                    VectorRef lambda, const ConstraintFactorization* known) {
   if (m_ == 0) {
     reduced_llt_.compute(mass_);
     if (reduced_llt_.info() != Eigen::Success) return false;
@@ -108,7 +113,7 @@ bool AccelerationSolver::SolveDense(double t, ConstVectorRef q, ConstVectorRef v
   }
 
   // Everything of q alone: kept while q, t and the rank cap are those of the last solve.
-  if (!positions_.factored && !FactorPositionTerms(t, q)) return false;
+  if (!positions_.factored && !FactorPositionTerms(t, q, known)) return false;
   const int f = n_ - factorization_.rank();
 
   // Particular acceleration a_p = Y y with R11^T y = (P^T gamma_s)_1: the minimum-norm

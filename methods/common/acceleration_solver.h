@@ -38,8 +38,11 @@ class AccelerationSolver {
                      ConstraintSolves solves = ConstraintSolves::kAuto);
 
   /// Computes a (n) and lambda (m). Returns false if Z^T M Z is not positive definite
-  /// (the mass matrix is singular on the tangent space).
-  bool Solve(double t, ConstVectorRef q, ConstVectorRef v, VectorRef a, VectorRef lambda);
+  /// (the mass matrix is singular on the tangent space). `known`, if given, is a dense
+  /// factorisation of Phi_q at exactly (t, q), uncapped (the projector's at the projected
+  /// state): the dense route copies it instead of evaluating and factoring Phi_q again.
+  bool Solve(double t, ConstVectorRef q, ConstVectorRef v, VectorRef a, VectorRef lambda,
+             const ConstraintFactorization* known = nullptr);
 
   int last_rank() const { return sparse_solved_ ? m_ : factorization_.rank(); }
   /// Numerical rank of Phi_q at the last Solve before the cap of set_max_rank (m when the
@@ -53,9 +56,11 @@ class AccelerationSolver {
   void set_max_rank(int max_rank) { max_rank_ = max_rank; }
 
  private:
-  bool SolveDense(double t, ConstVectorRef q, ConstVectorRef v, VectorRef a, VectorRef lambda);
+  bool SolveDense(double t, ConstVectorRef q, ConstVectorRef v, VectorRef a, VectorRef lambda,
+                  const ConstraintFactorization* known);
   bool SamePositionsAsLastSolve(double t, ConstVectorRef q) const;
-  bool FactorPositionTerms(double t, ConstVectorRef q);  // Phi_q's factors, Z^T M Z's
+  // Phi_q's factors (or known's), Z^T M Z's
+  bool FactorPositionTerms(double t, ConstVectorRef q, const ConstraintFactorization* known);
   void CalcStabilizedGamma(double t, ConstVectorRef q, ConstVectorRef v);  // gamma_s
   const MechanicalDae& dae_;
   DaeWorkspace& ws_;

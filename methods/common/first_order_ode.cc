@@ -44,7 +44,8 @@ bool FirstOrderOde::Rhs(double t, const double* y, double* dydt) {
   if (!RepeatsLastRhs(t, y)) {
     q_ = Eigen::Map<const Vector>(y, n_);
     v_ = Eigen::Map<const Vector>(y + n_, n_);
-    last_ok_ = solver_.Solve(t, q_, v_, a_, lambda_);
+    // At the projected state the projector has just factored Phi_q (Project below).
+    last_ok_ = solver_.Solve(t, q_, v_, a_, lambda_, projector_.DenseFactorizationAt(t, q_));
     last_t_ = t;
     last_valid_ = !rank_from_next_rhs_;  // the cap below changes what the next solve computes
     if (rank_from_next_rhs_) {           // the rank on the manifold caps later solves (header)

@@ -35,6 +35,18 @@ void ConstraintFactorization::Compute(const Eigen::Ref<const Matrix>& phi_q, int
   rank_ = std::min(computed_rank_, max_rank);
 }
 
+void ConstraintFactorization::CopyFrom(const ConstraintFactorization& other, int max_rank) {
+  MBB_INVARIANT(other.m_ == m_ && other.n_ == n_, "CopyFrom: a factorisation of another size");
+  bases_formed_ = false;
+  if (m_ == 0) {
+    rank_ = computed_rank_ = 0;
+    return;
+  }
+  qr_.CopyFactorsFrom(other.qr_);  // the solves read qr_ for both kernels
+  computed_rank_ = other.computed_rank_;
+  rank_ = std::min(computed_rank_, max_rank);
+}
+
 void ConstraintFactorization::FormBases() {
   if (m_ == 0)
     basis_.setIdentity();

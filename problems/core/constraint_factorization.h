@@ -89,6 +89,9 @@ class ConstraintFactorization {
   /// Factors phi_q (m x n) by (1). The rank is the numerical rank, but at most max_rank
   /// (a caller that knows the rank on the manifold caps it off the manifold).
   void Compute(const Eigen::Ref<const Matrix>& phi_q, int max_rank = INT_MAX);
+  /// What Compute(phi_q, max_rank) would give, from `other`, which factored the same phi_q
+  /// (the factors do not depend on the cap): a copy instead of a QR.
+  void CopyFrom(const ConstraintFactorization& other, int max_rank = INT_MAX);
   /// Forms [Y Z] explicitly (n x n); needed by range_basis() and null_space_basis(). The
   /// solves then use it (one product) instead of applying the Householder reflections.
   void FormBases();

@@ -1,6 +1,7 @@
 #include "problems/core/constraint_projection.h"
 
 #include <cmath>
+#include <cstring>
 
 namespace mbb {
 
@@ -14,13 +15,25 @@ ConstraintProjector::ConstraintProjector(const MechanicalDae& dae, DaeWorkspace&
       phi_(dae.num_constraints()),
       rhs_(dae.num_constraints()),
       dq_(dae.num_coordinates()),
-      multipliers_(dae.num_constraints()) {}
+      multipliers_(dae.num_constraints()),
+      factored_q_(dae.num_coordinates()) {}
 
 void ConstraintProjector::Factor(double t, ConstVectorRef q) {
   sparse_factored_ = sparse_ && sparse_allowed_ && sparse_->Factor(ws_, t, q);
+  dense_factored_ = !sparse_factored_;
   if (sparse_factored_) return;
   dae_.CalcPhiQ(ws_, t, q, phi_q_);
   factorization_.Compute(phi_q_);
+  factored_t_ = t;
+  factored_q_ = q;
+}
+
+const ConstraintFactorization* ConstraintProjector::DenseFactorizationAt(double t,
+                                                                         ConstVectorRef q) const {
+  // Bit for bit (memcmp): -0.0 and 0.0 compare equal but may not give the same Phi_q.
+  const bool same = dense_factored_ && t == factored_t_ &&
+                    std::memcmp(q.data(), factored_q_.data(), sizeof(double) * q.size()) == 0;
+  return same ? &factorization_ : nullptr;
 }
 
 void ConstraintProjector::SolveMinimumNorm(ConstVectorRef b, VectorRef x) {

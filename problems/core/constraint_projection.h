@@ -35,6 +35,11 @@ class ConstraintProjector {
   /// ||Phi||_inf after the last ProjectPositions.
   double last_position_residual() const { return residual_; }
 
+  /// The dense factorisation of Phi_q at (t, q) if the last factorisation was that one (to
+  /// the bit), else null: after ProjectVelocities, the one at the projected positions, which
+  /// the next acceleration solve there would compute again.
+  const ConstraintFactorization* DenseFactorizationAt(double t, ConstVectorRef q) const;
+
  private:
   void Factor(double t, ConstVectorRef q);               // Phi_q at (t, q)
   void SolveMinimumNorm(ConstVectorRef b, VectorRef x);  // from the last Factor
@@ -46,6 +51,9 @@ class ConstraintProjector {
   std::unique_ptr<SparseConstraintSystem> sparse_;
   bool sparse_allowed_ = true, sparse_factored_ = false;
   Vector phi_, rhs_, dq_, multipliers_;
+  bool dense_factored_ = false;  // factorization_ holds Phi_q at (factored_t_, factored_q_)
+  double factored_t_ = 0.0;
+  Vector factored_q_;
   double residual_ = 0.0;
 };
 

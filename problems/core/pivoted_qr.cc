@@ -181,6 +181,16 @@ void PivotedQr::CopyFrom(const Eigen::ColPivHouseholderQR<Matrix>& qr) {
   max_pivot_ = qr.maxPivot();
 }
 
+void PivotedQr::CopyFactorsFrom(const PivotedQr& other) {
+  MBB_INVARIANT(other.rows_ == rows_ && other.cols_ == cols_,
+                "PivotedQr::CopyFactorsFrom: a QR of another size");
+  a_ = other.a_;
+  tau_ = other.tau_;
+  permutation_ = other.permutation_;
+  nonzero_pivots_ = other.nonzero_pivots_;
+  max_pivot_ = other.max_pivot_;
+}
+
 int PivotedQr::Rank(double threshold) const {
   const double cut = max_pivot_ * threshold;
   int rank = 0;

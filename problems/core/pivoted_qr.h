@@ -43,6 +43,9 @@ class PivotedQr {
   /// storage, so that the solves and the bases read one representation.
   void CopyFrom(const Eigen::ColPivHouseholderQR<Matrix>& qr);
 
+  /// Takes the factors of another PivotedQr of the same size (not its work storage).
+  void CopyFactorsFrom(const PivotedQr& other);
+
   /// Diagonal entries of R above threshold * max |R_kk| among the first nonzero_pivots
   /// (Eigen's rule, ColPivHouseholderQR::rank()).
   int Rank(double threshold) const;
