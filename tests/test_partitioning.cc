@@ -230,6 +230,35 @@ TEST_CASE("partitioning-fixed keeps the named coordinate; alpha3 fails at its si
   CHECK((failed || cond > 1e4));
 }
 
+TEST_CASE("without diagnostics the SVD and fixed choices skip (23a) and nothing else",
+          "[partitioning]") {
+  // RunSettings::diagnostics = false (the harness's timed repeats): (23a) of a choice that
+  // did not compute it is a metric only, left unmeasured after the start (NaN in the
+  // series), and the steps are the same to the bit.
+  const Problem p = BuildProblem("four_bar", Params({{"form", "angles"}}));
+  for (const char* name : {"partitioning-svd", "partitioning-fixed"}) {
+    INFO(name);
+    RunSettings settings = Settings(p, 0.0025);
+    settings.t_end = 1.0;
+    const Run measured = RunMethod(name, ParameterSet(), p, settings);
+    settings.diagnostics = false;
+    const Run timed = RunMethod(name, ParameterSet(), p, settings);
+    REQUIRE(measured.outcome.status == RunStatus::kOk);
+    REQUIRE(timed.outcome.status == RunStatus::kOk);
+    REQUIRE(measured.trajectory.q.size() == timed.trajectory.q.size());
+    CHECK(measured.trajectory.q.back() == timed.trajectory.q.back());
+    CHECK(measured.trajectory.v.back() == timed.trajectory.v.back());
+    // Only the start (published before the setting reaches the workspace) is measured.
+    const auto& m = timed.outcome.extra_metrics;
+    CHECK(m.at("cos2_min.alpha1") == m.at("cos2_max.alpha1"));
+    CHECK(measured.outcome.extra_metrics.at("cos2_min.alpha1") <
+          measured.outcome.extra_metrics.at("cos2_max.alpha1"));
+    const size_t last = timed.trajectory.t.size() - 1;
+    CHECK(std::isfinite(measured.trajectory.Extra(last, "cos2_alpha1")));
+    CHECK(std::isnan(timed.trajectory.Extra(last, "cos2_alpha1")));
+  }
+}
+
 TEST_CASE("partitioning methods run or say why not on every catalogue problem",
           "[partitioning][catalogue]") {
   for (const ProblemEntry& e : ProblemCatalogue()) {

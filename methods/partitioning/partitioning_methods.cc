@@ -412,11 +412,19 @@ class PartitioningMethod final : public FixedStepMethod {
     state.a = w.q_ddot;
     state.has_acceleration = true;
     // The series reports (23a) for every method (the SVD method chooses by its own score).
+    // Where the choice did not compute it, it is a metric only: not in the harness's timed
+    // repeats (RunSettings::diagnostics), where it was about a sixth of an SVD step on
+    // Bricard; the steps do not depend on it.
     if (w.weight_is_cos2) {  // Reselect evaluated (23a) at this (t, q) already
       w.cos2 = w.weight;
     } else {
-      MetricMass(w, w.eq.UpdateJacobian(state.t, w.q));
-      if (!w.criterion.CosAlpha(w.mass, w.eq.phi_q(), w.cos2)) w.cos2.setConstant(std::nan(""));
+      const Matrix& c = w.eq.UpdateJacobian(state.t, w.q);  // the reactions below read it
+      if (w.diagnostics) {
+        MetricMass(w, c);
+        if (!w.criterion.CosAlpha(w.mass, c, w.cos2)) w.cos2.setConstant(std::nan(""));
+      } else {
+        w.cos2.setConstant(std::nan(""));
+      }
     }
     w.weight_is_cos2 = false;
     int e = 0;
