@@ -168,9 +168,10 @@ TEST_CASE("the acceleration solve satisfies both equations, also with redundant 
 // The solve keeps M(q), the QR of Phi_q^T and Z^T M Z's factor while t, q and the rank cap
 // are the last solve's (the velocity columns of a difference-quotient Jacobian), and
 // FirstOrderOde answers a repeated (t, y) from its last call (ARKODE's ERK asks twice at
-// each step's start) and takes the projector's factors at the projected state. Both must give what
-// a solver that never saw the earlier calls gives, to the bit: a stale factor (of other positions,
-// or without the rank cap) or a stale answer (for other velocities) would not.
+// each step's start) and takes the projector's factors at the projected state. Each must
+// give what a solver that never saw the earlier calls gives, to the bit: a stale factor (of
+// other positions, or without the rank cap) or a stale answer (for other velocities) would
+// not.
 TEST_CASE("solves at repeated positions give a fresh solve's result to the bit", "[solver]") {
   const Problem p = BuildProblem("bricard", ParameterSet());  // M(q) varies, redundant rows
   const int n = p.n(), m = p.m();
