@@ -184,7 +184,7 @@ double MetricsObserver::EnergyBalance(const StepSample& s) {
     work_ += 0.5 * (power + power_prev_) * (s.t - t_last_);
   }
   power_prev_ = power;
-  if (a_valid) a_last_ = a_cur_;
+  if (a_valid) a_last_.swap(a_cur_);  // a_cur_ is written afresh at the next sample
   a_last_valid_ = a_valid;
   const double balance = energy - energy0_ - work_;
   energy_scale_ = std::max({energy_scale_, std::abs(energy0_), std::abs(kinetic)});
